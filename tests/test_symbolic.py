@@ -1,0 +1,153 @@
+"""Tests for the sympy side: exact conversion, intensity, rendering, and its own safety bounds."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+import sympy
+from bottleneck_kb.formula import FormulaError, evaluate, parse
+from bottleneck_kb.symbolic import intensity, to_latex, to_mathml, to_sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+DECLARED = frozenset({"k", "d", "V", "q", "s", "N_d", "B"})
+k, d, V, q, s, N_d, B = (
+    sympy.Symbol(name, positive=True) for name in ("k", "d", "V", "q", "s", "N_d", "B")
+)
+
+
+def sym(text: str) -> sympy.Expr:
+    return to_sympy(parse(text, DECLARED))
+
+
+def test_draft_pass_intensity_is_exactly_k() -> None:
+    result = intensity(parse("2*k*N_d", DECLARED), parse("2*N_d", DECLARED))
+    assert result == sympy.Symbol("k", positive=True)
+    assert result != sympy.Symbol("k")  # the positive assumption is part of the symbol
+
+
+def test_batched_quantized_intensity() -> None:
+    result = intensity(parse("2*B*k*d*V", DECLARED), parse("d*V*q/8", DECLARED))
+    assert result == 16 * B * k / q
+
+
+def test_intensity_cancels_sums() -> None:
+    result = intensity(
+        parse("2 * d * V * (q + s)", DECLARED), parse("d * V * (q + s) / 8", DECLARED)
+    )
+    assert result == 16
+
+
+def test_intensity_of_zero_bytes_is_an_error() -> None:
+    with pytest.raises(FormulaError, match="identically zero"):
+        intensity(parse("k", DECLARED), parse("0 * k", DECLARED))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("128256", sympy.Integer(128256)),
+        ("1e9", sympy.Integer(10**9)),
+        ("0.25 * k", k / 4),
+        ("0.5", sympy.Rational(1, 2)),
+        ("d * V * (q + s) / 8", d * V * (q + s) / 8),
+        ("-k + +d", d - k),
+        ("k ** 2", k**2),
+        ("2 ** 30", sympy.Integer(2**30)),
+        ("min(k, d)", sympy.Min(k, d)),
+        ("max(k, d, 3)", sympy.Max(k, d, 3)),
+        ("ceil(k / 2)", sympy.ceiling(k / 2)),
+        ("floor(k / 2)", sympy.floor(k / 2)),
+        ("log2(k)", sympy.log(k, 2)),
+        ("sqrt(N_d)", sympy.sqrt(N_d)),
+    ],
+)
+def test_to_sympy(text: str, expected: sympy.Expr) -> None:
+    assert sym(text) == expected
+
+
+def test_inexact_decimal_becomes_float() -> None:
+    result = sym("0.1")
+    assert isinstance(result, sympy.Float)
+    assert float(result) == 0.1
+
+
+def test_symbols_are_positive() -> None:
+    assert sym("k").is_positive is True
+
+
+@pytest.mark.parametrize(
+    ("text", "offset", "fragment"),
+    [
+        ("9**9**9", 1, "too large to compute exactly"),
+        ("2**2**2**2**2", 1, "too large to compute exactly"),
+        ("(k + 1)**100", 7, "too large for symbolic manipulation"),
+        ("k / 0", 2, "not a finite number"),
+        ("k + log2(0)", 4, "not a finite number"),
+    ],
+)
+def test_to_sympy_refuses(text: str, offset: int, fragment: str) -> None:
+    start = time.perf_counter()
+    with pytest.raises(FormulaError) as info:
+        sym(text)
+    assert time.perf_counter() - start < 1.0
+    assert fragment in info.value.message
+    assert info.value.offset == offset
+
+
+def test_latex() -> None:
+    assert to_latex(sym("d * V * (q + s) / 8")) == r"\frac{V d \left(q + s\right)}{8}"
+    assert to_latex(sym("sqrt(N_d) / 2")) == r"\frac{\sqrt{N_{d}}}{2}"
+    assert to_latex(intensity(parse("2*k*N_d", DECLARED), parse("2*N_d", DECLARED))) == "k"
+
+
+def test_mathml_is_presentation_markup() -> None:
+    markup = to_mathml(sym("k * d / 4"))
+    assert "<mi>k</mi>" in markup
+    assert "<mfrac>" in markup
+    assert "<apply>" not in markup  # content MathML would use <apply>
+
+
+# Positive leaves and only monotone operations: no cancellation, so float evaluation and exact
+# sympy evaluation must agree to a few ulps if the two function tables mean the same thing.
+SYMBOLS = ("k", "d", "V", "N_d")
+_leaves = st.one_of(st.integers(min_value=1, max_value=100).map(str), st.sampled_from(SYMBOLS))
+
+
+def _extend(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.tuples(children, st.sampled_from(["+", "*", "/"]), children).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
+        children.map(lambda c: f"sqrt({c})"),
+        st.tuples(st.sampled_from(["min", "max"]), st.lists(children, min_size=2, max_size=3)).map(
+            lambda t: f"{t[0]}({', '.join(t[1])})"
+        ),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.recursive(_leaves, _extend, max_leaves=12),
+    values=st.tuples(*[st.integers(min_value=1, max_value=1000)] * len(SYMBOLS)),
+)
+def test_sympy_agrees_with_float_evaluation(text: str, values: tuple[int, ...]) -> None:
+    formula = parse(text, SYMBOLS)
+    bindings = dict(zip(SYMBOLS, values, strict=True))
+    expected = evaluate(formula, bindings)
+    exact = to_sympy(formula).subs(
+        {sympy.Symbol(name, positive=True): value for name, value in bindings.items()}
+    )
+    assert math.isclose(float(sympy.N(exact, 30)), expected, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("ceil(k / 2)", 7), ("floor(k / 2)", 7), ("log2(k)", 8), ("sqrt(k)", 9)],
+)
+def test_rounding_and_logarithm_agree_with_float_evaluation(text: str, value: int) -> None:
+    formula = parse(text, DECLARED)
+    exact = to_sympy(formula).subs(k, value)
+    assert float(exact) == evaluate(formula, {"k": value})

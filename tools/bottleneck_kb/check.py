@@ -1,0 +1,132 @@
+"""`kb check` as a library: read the catalog, check every entry, then the knowledge base.
+
+Entries are independent once the catalog is read, so they are checked in worker processes
+when there are enough of them to repay the start-up; workers send back only diagnostics and
+small summaries. A file that breaks a check in a way the code did not foresee becomes an
+internal-error diagnostic for that file, and the other files' results still stand.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .diagnostics import INTERNAL, Diagnostic, Severity, error, sorted_diagnostics
+from .evaluate import parse_formulas
+from .kb import Catalog, display_path, entry_paths, read_entry
+from .model import Device, Entry
+from .rules import Context, Scope, rules_for
+from .rules.identity import Summary, summarize
+
+#: Below this many entries one process is faster than starting workers.
+PARALLEL_THRESHOLD = 400
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    diagnostics: list[Diagnostic]
+    entries: int
+    devices: int
+
+    @property
+    def errors(self) -> int:
+        return sum(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> int:
+        return sum(d.severity is Severity.WARNING for d in self.diagnostics)
+
+    @property
+    def files(self) -> int:
+        return len({d.path for d in self.diagnostics})
+
+
+def check_entry(entry: Entry, devices: dict[str, Device]) -> list[Diagnostic]:
+    """Every entry-scope rule on one typed entry."""
+    formulas, problems = parse_formulas(entry)
+    context = Context(devices, formulas, tuple(problems))
+    found: list[Diagnostic] = []
+    for rule in rules_for(Scope.ENTRY):
+        assert rule.check is not None
+        found.extend(rule.check(entry, context))
+    return found
+
+
+def _check_file(
+    path: Path, root: Path, devices: dict[str, Device]
+) -> tuple[list[Diagnostic], Summary | None]:
+    try:
+        entry, problems = read_entry(path, root)
+        if entry is None:
+            return problems, None
+        return problems + check_entry(entry, devices), summarize(entry)
+    except Exception as exc:
+        return [
+            error(
+                INTERNAL,
+                display_path(path, root),
+                1,
+                1,
+                f"internal error while checking this file: {type(exc).__name__}: {exc}",
+                "this is a bug in kb; please report it with the file",
+            )
+        ], None
+
+
+# Set in the parent before forking, so workers inherit the catalog instead of re-reading it.
+_WORKER_STATE: tuple[Path, dict[str, Device]] | None = None
+
+
+def _check_chunk(paths: list[Path]) -> list[tuple[list[Diagnostic], Summary | None]]:
+    assert _WORKER_STATE is not None
+    root, devices = _WORKER_STATE
+    return [_check_file(path, root, devices) for path in paths]
+
+
+def _jobs(requested: int | None, count: int) -> int:
+    if requested is not None:
+        return max(1, requested)
+    if count < PARALLEL_THRESHOLD or not hasattr(os, "fork"):
+        return 1
+    return min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8)
+
+
+def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = None) -> CheckResult:
+    """Check the knowledge base at `root` (or only `paths`, against the whole catalog)."""
+    global _WORKER_STATE
+    catalog = Catalog.load(root)
+    diagnostics = list(catalog.diagnostics)
+    devices = catalog.devices
+    device_context = Context(devices)
+    for device in devices.values():
+        for rule in rules_for(Scope.DEVICE):
+            assert rule.check is not None
+            diagnostics.extend(rule.check(device, device_context))
+
+    files = entry_paths(root, paths, diagnostics)
+    workers = _jobs(jobs, len(files))
+    if workers == 1:
+        results = [_check_file(path, root, devices) for path in files]
+    else:
+        import multiprocessing
+
+        _WORKER_STATE = (root, devices)
+        chunk = max(1, min(200, len(files) // (workers * 4) or 1))
+        chunks = [files[i : i + chunk] for i in range(0, len(files), chunk)]
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                results = [r for part in pool.imap(_check_chunk, chunks) for r in part]
+        finally:
+            _WORKER_STATE = None
+
+    summaries = []
+    for found, summary in results:
+        diagnostics.extend(found)
+        if summary is not None:
+            summaries.append(summary)
+    for rule in rules_for(Scope.KNOWLEDGE_BASE):
+        assert rule.check is not None
+        diagnostics.extend(rule.check(summaries, device_context))
+    return CheckResult(sorted_diagnostics(diagnostics), len(files), len(devices))

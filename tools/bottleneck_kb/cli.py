@@ -1,0 +1,196 @@
+"""The `kb` command: a thin Click layer over the library.
+
+Library modules are imported inside the commands so that `kb --help` costs little more than
+importing Click.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+FORMATS = ["text", "json", "github", "sarif"]
+
+
+def _find_root(start: Path) -> Path:
+    """The nearest folder at or above `start` holding entries/ or hardware/ (else `start`)."""
+    for folder in (start, *start.parents):
+        if (folder / "entries").is_dir() or (folder / "hardware").is_dir():
+            return folder
+    return start
+
+
+def _root_option(function: click.decorators.FC) -> click.decorators.FC:
+    return click.option(
+        "--root",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Knowledge-base root (holding entries/ and hardware/); found from the current "
+        "folder upwards by default.",
+    )(function)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="bottleneck-kb")
+def main() -> None:
+    """Bottleneck KB: a knowledge base of ML-systems performance bottlenecks."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="Output format [default: github when GITHUB_ACTIONS is set, else text].",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes [default: 1 for small bases, one per core for large].",
+)
+@_root_option
+def check(
+    paths: tuple[Path, ...], output_format: str | None, jobs: int | None, root: Path | None
+) -> None:
+    """Validate the knowledge base, or only PATHS (still checked against the catalog).
+
+    Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or internal error.
+    """
+    from .check import check as run_check
+    from .diagnostics import INTERNAL
+    from .report import REPORTERS
+
+    if output_format is None:
+        output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    base = root or _find_root(Path.cwd())
+    result = run_check(base, list(paths) or None, jobs)
+    click.echo(REPORTERS[output_format](result), nl=False)
+    if any(d.code == INTERNAL for d in result.diagnostics):
+        sys.exit(2)
+    sys.exit(1 if result.errors else 0)
+
+
+def _parse_assignments(values: tuple[str, ...]) -> dict[str, float]:
+    overrides = {}
+    for item in values:
+        name, sep, text = item.partition("=")
+        try:
+            if not sep or not name.strip():
+                raise ValueError
+            number = float(text)
+        except ValueError:
+            raise click.BadParameter(f"'{item}' is not SYMBOL=NUMBER", param_hint="--set") from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise click.BadParameter(f"'{item}' is not finite", param_hint="--set")
+        overrides[name.strip()] = number
+    return overrides
+
+
+@main.command("eval")
+@click.argument("entry_id")
+@click.option(
+    "--on",
+    "devices",
+    multiple=True,
+    metavar="HW",
+    help="Device id to evaluate on (repeatable) [default: every device].",
+)
+@click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="SYMBOL=VALUE",
+    help="Override a symbol's typical value (repeatable).",
+)
+@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+@_root_option
+def eval_command(
+    entry_id: str,
+    devices: tuple[str, ...],
+    assignments: tuple[str, ...],
+    output_format: str,
+    root: Path | None,
+) -> None:
+    """Evaluate ENTRY_ID (e.g. flops/speculative-draft) on devices of the catalog."""
+    import json
+
+    from .evaluate import EvaluationError, parse_formulas
+    from .evaluation import evaluate_entry, to_dict, to_text
+    from .kb import KnowledgeBase
+    from .report import safe
+    from .schemas import suggest
+
+    overrides = _parse_assignments(assignments)
+    base = root or _find_root(Path.cwd())
+    kb = KnowledgeBase.load(base, [base / "entries" / f"{entry_id}.yaml"])
+    entry = kb.entry(entry_id)
+    if entry is None:
+        for d in kb.diagnostics:
+            click.echo(safe(f"{d.path}:{d.line}:{d.col}: {d.code} {d.message}"), err=True)
+        raise click.ClickException(f"cannot evaluate '{entry_id}'")
+    unknown = [name for name in overrides if name not in entry.symbols]
+    if unknown:
+        raise click.BadParameter(
+            f"'{unknown[0]}' is not a symbol of {entry_id}; "
+            + suggest(unknown[0], sorted(entry.symbols), "symbols"),
+            param_hint="--set",
+        )
+    missing = [name for name in devices if name not in kb.catalog.devices]
+    if missing:
+        raise click.BadParameter(
+            f"no device '{missing[0]}'; "
+            + suggest(missing[0], sorted(kb.catalog.devices), "devices"),
+            param_hint="--on",
+        )
+    chosen = [kb.catalog.devices[n] for n in devices] or list(kb.catalog.devices.values())
+    formulas, problems = parse_formulas(entry)
+    if formulas is None:
+        for d in problems:
+            click.echo(safe(f"{d.path}:{d.line}:{d.col}: {d.code} {d.message}"), err=True)
+        raise click.ClickException(f"the formulas of '{entry_id}' do not parse")
+    try:
+        evaluation = evaluate_entry(entry, formulas, chosen, overrides)
+    except EvaluationError as exc:
+        raise click.ClickException(exc.message) from None
+    if output_format == "json":
+        click.echo(json.dumps(to_dict(evaluation), indent=2))
+    else:
+        click.echo(safe(to_text(evaluation)), nl=False)
+
+
+@main.command()
+@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+@_root_option
+def hardware(output_format: str, root: Path | None) -> None:
+    """List the devices of the catalog with their ridge point per dtype."""
+    import json
+
+    from .evaluation import hardware_rows, hardware_text
+    from .kb import Catalog
+
+    catalog = Catalog.load(root or _find_root(Path.cwd()))
+    devices = list(catalog.devices.values())
+    if output_format == "json":
+        click.echo(json.dumps(hardware_rows(devices), indent=2))
+    else:
+        click.echo(hardware_text(devices), nl=False)
+    if catalog.diagnostics:
+        click.echo(f"{len(catalog.diagnostics)} problem(s) in hardware/; run kb check", err=True)
+        sys.exit(1)
+
+
+@main.command()
+def rules() -> None:
+    """List every diagnostic code with its name and summary."""
+    from .rules import REGISTRY
+
+    for code in sorted(REGISTRY):
+        rule = REGISTRY[code]
+        click.echo(f"{code}  {rule.name:<28} {rule.summary}")

@@ -1,0 +1,262 @@
+"""An entry on a device at an assignment of its symbols: FLOPs, bytes, roofline verdict, times.
+
+The roofline here is the simplest honest one: a kernel takes at least
+max(FLOPs / dense peak, bytes / memory bandwidth), and it is memory-bound when its intensity
+(FLOPs per byte) is below the device's ridge point (peak / bandwidth).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from . import formula
+from .diagnostics import Diagnostic, error
+from .model import Device, Entry, Formula, Workaround
+
+FORMULA = "KB401"
+
+#: Sample points per range when looking for a crossover, and bisection steps after one is
+#: found; both bound the work a hostile range can ask for.
+CROSSOVER_SAMPLES = 64
+BISECTION_STEPS = 60
+
+
+class EvaluationError(ValueError):
+    """An evaluation that cannot give a number; `where` is the formula that failed, if any."""
+
+    def __init__(self, message: str, where: Formula | None = None, offset: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+        self.offset = offset
+
+
+@dataclass(frozen=True, slots=True)
+class Formulas:
+    """An entry's formulas, parsed once: the base pair and each workaround's replacements."""
+
+    flops: formula.Formula
+    bytes: formula.Formula
+    workaround: tuple[tuple[formula.Formula | None, formula.Formula | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    device: str
+    values: Mapping[str, float]
+    flops: float
+    bytes: float
+    peak: float
+    bandwidth: float
+
+    @property
+    def intensity(self) -> float:
+        return self.flops / self.bytes
+
+    @property
+    def ridge(self) -> float:
+        return self.peak / self.bandwidth
+
+    @property
+    def verdict(self) -> str:
+        return "memory" if self.intensity < self.ridge else "compute"
+
+    @property
+    def compute_time(self) -> float:
+        return self.flops / self.peak
+
+    @property
+    def memory_time(self) -> float:
+        return self.bytes / self.bandwidth
+
+    @property
+    def time(self) -> float:
+        """The roofline's lower bound on the kernel's time."""
+        return max(self.compute_time, self.memory_time)
+
+    def quantity(self, name: str) -> float:
+        """A computed value by the name checks use for it."""
+        return {
+            "flops": self.flops,
+            "bytes": self.bytes,
+            "intensity": self.intensity,
+            "time": self.time,
+        }[name]
+
+
+@dataclass(frozen=True, slots=True)
+class Crossover:
+    """Where the verdict flips as one symbol moves through its range (None: not in range)."""
+
+    symbol: str
+    at: float | None
+    below: str
+    above: str
+    range: tuple[float, float]
+
+
+def located(
+    entry: Entry, where: Formula, exc: formula.FormulaError | EvaluationError
+) -> Diagnostic:
+    """A formula problem at the column inside the formula where it is, when on one line."""
+    line, col = where.where.at()
+    offset = exc.offset if "\n" not in where.text else 0
+    hint = getattr(exc, "hint", None)
+    return error(FORMULA, entry.path, line, col + offset, exc.message, hint)
+
+
+def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
+    """Parse every formula of `entry` against its declared symbols; located errors if any fail."""
+    declared = list(entry.symbols)
+    problems: list[Diagnostic] = []
+
+    def parse(where: Formula | None) -> formula.Formula | None:
+        if where is None:
+            return None
+        try:
+            return formula.parse(where.text, declared)
+        except formula.FormulaError as exc:
+            problems.append(located(entry, where, exc))
+            return None
+
+    flops = parse(entry.intensity.flops)
+    bytes_ = parse(entry.intensity.bytes)
+    workaround = tuple(
+        (parse(w.model.flops), parse(w.model.bytes)) if w.model else (None, None)
+        for w in entry.workarounds
+    )
+    if problems or flops is None or bytes_ is None:
+        return None, problems
+    return Formulas(flops, bytes_, workaround), []
+
+
+def assignment(entry: Entry, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Each declared symbol's typical value, with `overrides` on top; symbols with neither are
+    left out (a formula that needs one fails with a message naming it)."""
+    values = {s.symbol: s.typical for s in entry.scales_with if s.typical is not None}
+    values.update(overrides or {})
+    return values
+
+
+def _value(
+    entry: Entry, source: Formula, parsed: formula.Formula, values: Mapping[str, float]
+) -> float:
+    missing = sorted(parsed.symbols - values.keys())
+    if missing:
+        raise EvaluationError(
+            f"symbol `{missing[0]}` has no typical value; give it one in scales_with or set it",
+            source,
+        )
+    try:
+        return formula.evaluate(parsed, values)
+    except formula.FormulaError as exc:
+        raise EvaluationError(exc.message, source, exc.offset) from None
+
+
+def evaluate(
+    entry: Entry,
+    formulas: Formulas,
+    device: Device,
+    overrides: Mapping[str, float] | None = None,
+    workaround: int | None = None,
+) -> Result:
+    """The entry (or one of its workarounds, by index) on `device`."""
+    values = assignment(entry, overrides)
+    flops_source, bytes_source = entry.intensity.flops, entry.intensity.bytes
+    flops_parsed, bytes_parsed = formulas.flops, formulas.bytes
+    if workaround is not None:
+        model = entry.workarounds[workaround].model
+        if model is not None:
+            # The workaround's own settings win: they are what the workaround is.
+            values.update(model.overrides)
+            replace_flops, replace_bytes = formulas.workaround[workaround]
+            if replace_flops is not None and model.flops is not None:
+                flops_source, flops_parsed = model.flops, replace_flops
+            if replace_bytes is not None and model.bytes is not None:
+                bytes_source, bytes_parsed = model.bytes, replace_bytes
+    flops = _value(entry, flops_source, flops_parsed, values)
+    bytes_ = _value(entry, bytes_source, bytes_parsed, values)
+    if flops < 0 or bytes_ <= 0:
+        raise EvaluationError(
+            f"FLOPs must be >= 0 and bytes > 0; got {flops:.4g} FLOPs, {bytes_:.4g} bytes "
+            f"at {describe(values, formulas)}",
+            bytes_source if bytes_ <= 0 else flops_source,
+        )
+    dtype = entry.intensity.dtype
+    peak = device.peak_flops.get(dtype)
+    if peak is None:
+        raise EvaluationError(f"{device.id} has no dense {dtype} peak in the catalog")
+    return Result(device.id, values, flops, bytes_, peak.value, device.memory_bandwidth)
+
+
+def describe(values: Mapping[str, float], formulas: Formulas) -> str:
+    """`B=1, k=4, q=16`: the values of the symbols the formulas use."""
+    used = formulas.flops.symbols | formulas.bytes.symbols
+    return ", ".join(f"{name}={number(values[name])}" for name in sorted(used) if name in values)
+
+
+def number(value: float) -> str:
+    """A symbol's value as a person writes it: 4, 0.25, 128256, 1e+09."""
+    if value == int(value) and abs(value) < 1e7:
+        return str(int(value))
+    return f"{value:.4g}"
+
+
+def crossover(
+    entry: Entry,
+    formulas: Formulas,
+    device: Device,
+    symbol: str,
+    overrides: Mapping[str, float] | None = None,
+) -> Crossover | None:
+    """Where the verdict on `device` flips as `symbol` sweeps its declared range, holding the
+    rest at their typical (or overridden) values. None when the symbol has no range."""
+    declared = entry.symbols[symbol]
+    if declared.range is None:
+        return None
+    lo, hi = declared.range
+    base = dict(overrides or {})
+
+    def verdict_at(x: float) -> str:
+        return evaluate(entry, formulas, device, {**base, symbol: x}).verdict
+
+    points = _samples(lo, hi)
+    first = verdict_at(points[0])
+    previous = points[0]
+    for x in points[1:]:
+        if verdict_at(x) != first:
+            left, right = previous, x
+            for _ in range(BISECTION_STEPS):
+                middle = _midpoint(left, right)
+                if verdict_at(middle) == first:
+                    left = middle
+                else:
+                    right = middle
+            other = verdict_at(right)
+            return Crossover(symbol, right, first, other, (lo, hi))
+        previous = x
+    return Crossover(symbol, None, first, first, (lo, hi))
+
+
+def _samples(lo: float, hi: float) -> list[float]:
+    if lo > 0 and hi / lo > 10:
+        step = math.log(hi / lo) / (CROSSOVER_SAMPLES - 1)
+        return [lo * math.exp(step * i) for i in range(CROSSOVER_SAMPLES - 1)] + [hi]
+    step = (hi - lo) / (CROSSOVER_SAMPLES - 1)
+    return [lo + step * i for i in range(CROSSOVER_SAMPLES - 1)] + [hi]
+
+
+def _midpoint(left: float, right: float) -> float:
+    if left > 0 and right / left > 4:
+        return math.sqrt(left * right)
+    return (left + right) / 2
+
+
+def speedup(baseline: Result, modeled: Result) -> float:
+    return baseline.time / modeled.time
+
+
+def modeled_workarounds(entry: Entry) -> list[tuple[int, Workaround]]:
+    return [(i, w) for i, w in enumerate(entry.workarounds) if w.model is not None]

@@ -1,0 +1,513 @@
+"""The formula language of knowledge-base entries.
+
+Entries state FLOPs and bytes moved as formulas over symbols they declare (``2 * k * d * V``,
+``d * V * (q + s) / 8``). Entries arrive as pull requests from strangers and CI parses them, so
+every formula is treated as hostile input:
+
+* the text is never handed to ``eval``/``exec``/``compile``-to-code or to sympy's string parser;
+  it goes through ``ast.parse`` and the resulting tree is checked node by node against an
+  allowlist, so anything not explicitly permitted (attribute access, subscripts, calls to
+  arbitrary names, ...) is an error rather than a capability;
+* length, character set and bracket nesting are checked *before* ``ast.parse``, because
+  CPython's parser is itself recursive and can be driven into deep recursion by nesting;
+* the depth of the accepted tree is bounded, so both validation and evaluation (which recurse)
+  stay far from Python's recursion limit;
+* evaluation is done exclusively in ``float``: ``9**9**9`` overflows immediately instead of
+  building a multi-million-digit integer, and every intermediate result is checked for being
+  finite so that a bad formula fails loudly instead of propagating ``inf``/``nan`` into charts.
+
+Every problem is reported as a :class:`FormulaError` carrying the character offset inside the
+formula, so review tooling can point at the offending spot.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import operator
+import warnings
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from numbers import Real
+from types import MappingProxyType
+from typing import NamedTuple
+
+__all__ = [
+    "FUNCTIONS",
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "MAX_LENGTH",
+    "Formula",
+    "FormulaError",
+    "Function",
+    "evaluate",
+    "parse",
+]
+
+MAX_LENGTH = 1000
+"""Longest accepted formula text; real formulas are a few dozen characters."""
+
+MAX_DEPTH = 64
+"""Deepest accepted bracket nesting and expression-tree depth."""
+
+MAX_INT_DIGITS = 30
+"""Longest accepted integer literal; longer ones cannot be meant and would lose precision."""
+
+_MAX_LISTED_SYMBOLS = 20
+"""How many declared symbols an "unknown symbol" message lists before eliding the rest."""
+
+
+class FormulaError(Exception):
+    """A formula that cannot be parsed or evaluated.
+
+    ``offset`` is the 0-based character offset inside the formula text where the problem is
+    (0 when unknown); ``hint`` is an optional suggestion for fixing it.
+    """
+
+    message: str
+    offset: int
+    hint: str | None
+
+    def __init__(self, message: str, offset: int = 0, hint: str | None = None) -> None:
+        # All three go to Exception.__init__ so that pickling (e.g. across worker processes)
+        # reconstructs the full error rather than just the message.
+        super().__init__(message, offset, hint)
+        self.message = message
+        self.offset = offset
+        self.hint = hint
+
+    def __str__(self) -> str:
+        text = f"{self.message} (at offset {self.offset})"
+        return f"{text}; {self.hint}" if self.hint else text
+
+
+@dataclass(frozen=True, slots=True)
+class Formula:
+    """A parsed, validated formula.
+
+    ``tree`` only contains the node types the language allows, which is what lets
+    :func:`evaluate` and the sympy conversion walk it without further checks. Equality and
+    hashing use the text (and the symbols, which follow from it), not the tree, because AST
+    nodes compare by identity.
+    """
+
+    text: str
+    tree: ast.expr = field(compare=False, repr=False)
+    symbols: frozenset[str]
+
+
+class Function(NamedTuple):
+    """Arity and float implementation of a function callable from formulas."""
+
+    min_args: int
+    max_args: int | None  # None: no upper bound
+    impl: Callable[..., float]
+
+
+def _ceil(x: float) -> float:
+    # math.ceil/floor return int; converting back keeps all arithmetic in float.
+    return float(math.ceil(x))
+
+
+def _floor(x: float) -> float:
+    return float(math.floor(x))
+
+
+FUNCTIONS: Mapping[str, Function] = MappingProxyType(
+    {
+        "min": Function(2, None, min),
+        "max": Function(2, None, max),
+        "ceil": Function(1, 1, _ceil),
+        "floor": Function(1, 1, _floor),
+        "log2": Function(1, 1, math.log2),
+        "sqrt": Function(1, 1, math.sqrt),
+    }
+)
+
+_BINARY_OPERATORS: Mapping[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    # math.pow, unlike float.__pow__, raises instead of returning a complex number for a
+    # negative base with a fractional exponent.
+    ast.Pow: math.pow,
+}
+
+_UNARY_OPERATORS: Mapping[type[ast.unaryop], Callable[[float], float]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
+
+_REJECTED_OPERATORS: Mapping[type[ast.AST], tuple[str, str | None]] = {
+    ast.FloorDiv: ("floor division `//`", "write floor(a / b)"),
+    ast.Mod: ("modulo `%`", None),
+    ast.MatMult: ("matrix multiplication `@`", None),
+    ast.BitAnd: ("bitwise `&`", None),
+    ast.BitOr: ("bitwise `|`", None),
+    ast.BitXor: ("bitwise `^`", "write `**` for powers"),
+    ast.LShift: ("shift `<<`", "write `* 2**n`"),
+    ast.RShift: ("shift `>>`", "write `/ 2**n`"),
+    ast.Not: ("boolean `not`", None),
+    ast.Invert: ("bitwise `~`", None),
+}
+
+_REJECTED_NODES: Mapping[type[ast.AST], tuple[str, str | None]] = {
+    ast.Attribute: ("attribute access", None),
+    ast.Subscript: ("subscript", None),
+    ast.Lambda: ("lambda", None),
+    ast.ListComp: ("list comprehension", None),
+    ast.SetComp: ("set comprehension", None),
+    ast.DictComp: ("dict comprehension", None),
+    ast.GeneratorExp: ("generator expression", None),
+    ast.Compare: ("comparison", None),
+    ast.BoolOp: ("boolean operator (`and`/`or`)", None),
+    ast.IfExp: ("conditional expression (`if`/`else`)", "use min(...) or max(...)"),
+    ast.NamedExpr: ("assignment expression `:=`", None),
+    ast.JoinedStr: ("f-string", None),
+    ast.List: ("list", None),
+    ast.Tuple: ("tuple", "commas only separate the arguments of min(...) and max(...)"),
+    ast.Set: ("set", None),
+    ast.Dict: ("dict", None),
+    ast.Starred: ("starred expression", None),
+    ast.Await: ("await", None),
+    ast.Yield: ("yield", None),
+    ast.YieldFrom: ("yield", None),
+}
+
+
+def parse(text: str, declared: Collection[str]) -> Formula:
+    """Parse and validate ``text`` as a formula over the ``declared`` symbols.
+
+    Raises :class:`FormulaError` for anything outside the language, with the offset of the
+    offending construct.
+    """
+    if not isinstance(text, str):
+        raise FormulaError(f"a formula must be a string, not {type(text).__name__}")
+    declared_set = frozenset(declared)
+    clashes = sorted(declared_set & FUNCTIONS.keys())
+    if clashes:
+        # `min` would otherwise mean a symbol in one place and a function in another.
+        raise FormulaError(
+            f"declared symbol `{clashes[0]}` has the same name as a function",
+            hint="rename the symbol",
+        )
+    _check_text(text)
+    tree = _parse_ast(text)
+    validator = _Validator(text, declared_set)
+    validator.check(tree, 1)
+    return Formula(text=text, tree=tree, symbols=frozenset(validator.used))
+
+
+def _check_text(text: str) -> None:
+    """Reject text that must not reach ``ast.parse``: too long, odd characters, deep nesting."""
+    if len(text) > MAX_LENGTH:
+        raise FormulaError(
+            f"formula is {len(text)} characters long; the limit is {MAX_LENGTH}", MAX_LENGTH
+        )
+    for index, char in enumerate(text):
+        if char in "\r\n":
+            raise FormulaError("a formula must be a single line", index)
+        if not " " <= char <= "~":
+            raise FormulaError(
+                f"character {char!r} (U+{ord(char):04X}) is not allowed; "
+                "formulas are printable ASCII",
+                index,
+            )
+        if char == "#":
+            # A comment could hide arbitrary text from a reviewer reading the rendered formula.
+            raise FormulaError("comments (`#`) are not allowed", index)
+    if not text.strip():
+        raise FormulaError("formula is empty")
+    depth = 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise FormulaError(f"brackets are nested more than {MAX_DEPTH} deep", index)
+        elif char in ")]}":
+            # Never below zero, so stray closers cannot "pay for" deeper nesting later on.
+            depth = max(depth - 1, 0)
+
+
+def _parse_ast(text: str) -> ast.expr:
+    """Run CPython's parser on pre-checked text, turning its failures into FormulaError."""
+    stripped = text.lstrip(" ")
+    # ast.parse rejects leading whitespace as an indentation error; parse without it and shift
+    # the recorded offsets back so that they index into the original text.
+    shift = len(text) - len(stripped)
+    try:
+        with warnings.catch_warnings():
+            # The tokenizer warns about things like `1if` or `'\d'`; those formulas are rejected
+            # or accepted on their merits, and stranger-controlled text must not spam CI logs
+            # (or, under `-W error`, change what is accepted).
+            warnings.simplefilter("ignore")
+            tree = ast.parse(stripped, mode="eval").body
+    except SyntaxError as error:
+        if not error.offset or error.offset < 1 or (error.lineno or 1) > 1:
+            raise FormulaError("formula ends unexpectedly", len(text)) from None
+        offset = min(error.offset - 1 + shift, len(text))
+        raise FormulaError(f"syntax error: {error.msg}", offset) from None
+    except (RecursionError, MemoryError):
+        # Not reachable within MAX_LENGTH/MAX_DEPTH on current CPython; kept because the
+        # parser's limits are an implementation detail we do not want to depend on.
+        raise FormulaError("formula is too complex to parse") from None
+    if shift:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.expr | ast.keyword):
+                node.col_offset += shift
+                if node.end_col_offset is not None:
+                    node.end_col_offset += shift
+    return tree
+
+
+def _after(text: str, end: int | None) -> int:
+    """Offset of the first token after position ``end``: operators sit between operands."""
+    index = end or 0
+    while index < len(text) and text[index] in " )":
+        index += 1
+    return index
+
+
+def _offset(text: str, node: ast.AST) -> int:
+    """The offset to report for a problem with ``node``.
+
+    For infix constructs that is the operator (the ``//`` in ``k // 2``, the ``.`` in
+    ``k.real``), which is where a reader looks; otherwise the node's own start.
+    """
+    if isinstance(node, ast.BinOp | ast.Compare):
+        return _after(text, node.left.end_col_offset)
+    if isinstance(node, ast.Attribute | ast.Subscript):
+        return _after(text, node.value.end_col_offset)
+    if isinstance(node, ast.BoolOp):
+        return _after(text, node.values[0].end_col_offset)
+    if isinstance(node, ast.IfExp):
+        return _after(text, node.body.end_col_offset)
+    if isinstance(node, ast.NamedExpr):
+        return _after(text, node.target.end_col_offset)
+    return getattr(node, "col_offset", 0)
+
+
+def _suggestion(name: str, candidates: Collection[str]) -> str | None:
+    """A "did you mean" hint: a case-insensitive match first, then the closest spelling."""
+    by_lower = {candidate.lower(): candidate for candidate in sorted(candidates)}
+    match = by_lower.get(name.lower())
+    if match is None:
+        close = difflib.get_close_matches(name, sorted(candidates), n=1)
+        match = close[0] if close else None
+    return f"did you mean `{match}`?" if match else None
+
+
+class _Validator:
+    """Allowlist walk over a parsed tree, collecting the declared symbols it uses."""
+
+    def __init__(self, text: str, declared: frozenset[str]) -> None:
+        self.text = text
+        self.declared = declared
+        self.used: set[str] = set()
+
+    def reject(self, node: ast.AST, message: str, hint: str | None = None) -> FormulaError:
+        return FormulaError(message, _offset(self.text, node), hint)
+
+    def check(self, node: ast.AST, depth: int) -> None:
+        # Checked before looking at the node so recursion never goes deeper than MAX_DEPTH.
+        if depth > MAX_DEPTH:
+            raise self.reject(node, f"formula is nested more than {MAX_DEPTH} levels deep")
+        if isinstance(node, ast.Constant):
+            self.check_constant(node)
+        elif isinstance(node, ast.Name):
+            self.check_name(node)
+        elif isinstance(node, ast.BinOp):
+            # Left operand, operator, right operand: problems are reported in reading order.
+            self.check(node.left, depth + 1)
+            self.check_operator(node, node.op, _BINARY_OPERATORS)
+            self.check(node.right, depth + 1)
+        elif isinstance(node, ast.UnaryOp):
+            self.check_operator(node, node.op, _UNARY_OPERATORS)
+            self.check(node.operand, depth + 1)
+        elif isinstance(node, ast.Call):
+            self.check_call(node, depth)
+        elif type(node) in _REJECTED_NODES:
+            what, hint = _REJECTED_NODES[type(node)]
+            raise self.reject(node, f"{what} is not allowed", hint)
+        else:
+            raise self.reject(node, f"`{type(node).__name__}` expressions are not allowed")
+
+    def check_operator(
+        self, node: ast.AST, op: ast.AST, allowed: Collection[type[ast.AST]]
+    ) -> None:
+        if type(op) in allowed:
+            return
+        what, hint = _REJECTED_OPERATORS.get(type(op), (f"operator `{type(op).__name__}`", None))
+        raise self.reject(node, f"{what} is not allowed", hint)
+
+    def check_constant(self, node: ast.Constant) -> None:
+        value = node.value
+        # bool is a subclass of int, so it has to be singled out before the int check.
+        if isinstance(value, bool) or value is None or value is Ellipsis:
+            raise self.reject(node, f"`{value!r}` is not allowed; only numbers are")
+        if isinstance(value, int):
+            literal = ast.get_source_segment(self.text, node) or ""
+            if literal[:2].lower() in ("0x", "0o", "0b"):
+                raise self.reject(node, f"non-decimal literal `{literal}` is not allowed")
+            if len(str(value)) > MAX_INT_DIGITS:
+                raise self.reject(node, f"integer literal has more than {MAX_INT_DIGITS} digits")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise self.reject(node, "number literal is too large (not a finite number)")
+        elif isinstance(value, complex):
+            raise self.reject(node, "complex number literal is not allowed")
+        elif isinstance(value, str):
+            raise self.reject(node, "string literal is not allowed")
+        else:
+            raise self.reject(node, f"{type(value).__name__} literal is not allowed")
+
+    def check_name(self, node: ast.Name) -> None:
+        if node.id in self.declared:
+            self.used.add(node.id)
+            return
+        if node.id in FUNCTIONS:
+            example = "min(a, b)" if FUNCTIONS[node.id].min_args > 1 else f"{node.id}(x)"
+            raise self.reject(
+                node, f"function `{node.id}` used as a value", f"call it, as in {example}"
+            )
+        listed = sorted(self.declared)
+        names = ", ".join(listed[:_MAX_LISTED_SYMBOLS]) or "(none)"
+        if len(listed) > _MAX_LISTED_SYMBOLS:
+            names += ", ..."
+        raise self.reject(
+            node,
+            f"unknown symbol `{node.id}`; declared: {names}",
+            _suggestion(node.id, self.declared),
+        )
+
+    def check_call(self, node: ast.Call, depth: int) -> None:
+        allowed = ", ".join(FUNCTIONS)
+        func = node.func
+        if not isinstance(func, ast.Name):
+            what = _REJECTED_NODES.get(type(func), ("expression", None))[0]
+            raise self.reject(func, f"only the functions {allowed} can be called, not a {what}")
+        name = func.id
+        if name not in FUNCTIONS:
+            if name in self.declared:
+                raise self.reject(func, f"`{name}` is a symbol, not a function")
+            raise self.reject(
+                func,
+                f"call to unknown function `{name}`; functions are {allowed}",
+                _suggestion(name, FUNCTIONS.keys()),
+            )
+        if node.keywords:
+            keyword = node.keywords[0]
+            what = f"`{keyword.arg}=`" if keyword.arg else "`**` unpacking"
+            raise self.reject(keyword, f"keyword argument {what} is not allowed")
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise self.reject(arg, "starred argument is not allowed")
+        spec = FUNCTIONS[name]
+        count = len(node.args)
+        if spec.max_args == spec.min_args and count != spec.min_args:
+            plural = "" if spec.min_args == 1 else "s"
+            raise self.reject(
+                node, f"`{name}` takes exactly {spec.min_args} argument{plural}, got {count}"
+            )
+        if count < spec.min_args:
+            raise self.reject(
+                node, f"`{name}` takes at least {spec.min_args} arguments, got {count}"
+            )
+        for arg in node.args:
+            self.check(arg, depth + 1)
+
+
+def evaluate(formula: Formula, values: Mapping[str, float]) -> float:
+    """Evaluate ``formula`` with float arithmetic at the given symbol values.
+
+    Every intermediate result must be a finite float; overflow, division by zero, domain
+    errors (``log2(0)``, ``sqrt(-1)``, a negative base to a fractional power) and missing or
+    non-numeric values raise :class:`FormulaError` at the offset of the failing node.
+    """
+    env: dict[str, float] = {}
+    for name in formula.symbols:
+        env[name] = _bind(formula, name, values)
+    return _evaluate(formula.tree, env, formula.text)
+
+
+def _bind(formula: Formula, name: str, values: Mapping[str, float]) -> float:
+    """Fetch and check one symbol's value once, rather than at every occurrence."""
+
+    def fail(message: str) -> FormulaError:
+        first_use = next(
+            (
+                node
+                for node in ast.walk(formula.tree)
+                if isinstance(node, ast.Name) and node.id == name
+            ),
+            formula.tree,
+        )
+        return FormulaError(message, _offset(formula.text, first_use))
+
+    if name not in values:
+        raise fail(f"no value given for symbol `{name}`")
+    raw = values[name]
+    # numbers.Real admits int, float, Fraction and numpy scalars; bool is excluded because a
+    # True/False there is a bug in the caller, not a quantity.
+    if isinstance(raw, bool) or not isinstance(raw, Real):
+        raise fail(f"value of `{name}` is not a real number: {raw!r}")
+    try:
+        value = float(raw)
+    except OverflowError:
+        raise fail(f"value of `{name}` is too large") from None
+    if not math.isfinite(value):
+        raise fail(f"value of `{name}` is not a finite number: {value!r}")
+    return value
+
+
+def _evaluate(node: ast.AST, env: Mapping[str, float], text: str) -> float:
+    """Recursive float evaluation; depth is bounded by validation, so recursion is safe."""
+    if isinstance(node, ast.Name):
+        try:
+            return env[node.id]
+        except KeyError:
+            # Only reachable for a hand-built Formula whose `symbols` do not match its tree.
+            raise FormulaError(f"no value for symbol `{node.id}`", _offset(text, node)) from None
+    if isinstance(node, ast.Constant):
+        # Integer literals are converted so that no integer arithmetic ever happens.
+        return float(node.value)
+    if isinstance(node, ast.BinOp):
+        left = _evaluate(node.left, env, text)
+        right = _evaluate(node.right, env, text)
+        try:
+            result = _BINARY_OPERATORS[type(node.op)](left, right)
+        except ZeroDivisionError:
+            raise FormulaError("division by zero", _offset(text, node)) from None
+        except OverflowError:
+            raise FormulaError("result is too large", _offset(text, node)) from None
+        except ValueError:
+            # Only math.pow raises ValueError here: 0 to a negative power, or a negative base
+            # with a fractional exponent (whose result would be complex).
+            message = (
+                "division by zero (zero to a negative power)"
+                if left == 0
+                else "negative number to a fractional power is not a real number"
+            )
+            raise FormulaError(message, _offset(text, node)) from None
+    elif isinstance(node, ast.UnaryOp):
+        result = _UNARY_OPERATORS[type(node.op)](_evaluate(node.operand, env, text))
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        args = [_evaluate(arg, env, text) for arg in node.args]
+        try:
+            result = FUNCTIONS[node.func.id].impl(*args)
+        except ValueError:
+            shown = ", ".join(f"{arg:g}" for arg in args)
+            raise FormulaError(
+                f"`{node.func.id}({shown})` is undefined", _offset(text, node)
+            ) from None
+        except OverflowError:
+            raise FormulaError("result is too large", _offset(text, node)) from None
+    else:
+        # Unreachable for trees produced by parse(); a hand-built Formula gets an error
+        # rather than an AttributeError from deep inside the walk.
+        raise FormulaError(f"`{type(node).__name__}` cannot be evaluated", _offset(text, node))
+    if not math.isfinite(result):
+        raise FormulaError("result is not a finite number", _offset(text, node))
+    return result

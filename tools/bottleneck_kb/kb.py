@@ -1,0 +1,137 @@
+"""Finding and reading the files of a knowledge base into typed entries and devices."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import schemas
+from .diagnostics import Diagnostic, error
+from .model import Device, Entry, build_device, build_entry
+from .source import NOT_A_FILE, Document, load, read_file
+
+ENTRIES = "entries"
+HARDWARE = "hardware"
+SUFFIX = ".yaml"
+
+
+def display_path(path: Path, root: Path) -> str:
+    """The path as the user should see it: relative to the root when inside it."""
+    try:
+        return path.absolute().relative_to(root.absolute()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def discover(root: Path, folder: str) -> list[Path]:
+    """Every .yaml file below root/folder, in a stable order. Symlinks are listed (and judged
+    when read), not followed into directories."""
+    base = root / folder
+    if not base.is_dir():
+        return []
+    found = [
+        path
+        for path in base.rglob(f"*{SUFFIX}")
+        if not any(part.startswith(".") for part in path.relative_to(base).parts)
+    ]
+    return sorted(found)
+
+
+def read_document(path: Path, root: Path, kind: str) -> tuple[Document | None, list[Diagnostic]]:
+    """Read, parse and validate one file against the schema of `kind`."""
+    display = display_path(path, root)
+    raw, problems = read_file(path, display, root)
+    if raw is None:
+        return None, problems
+    document, problems = load(raw, display)
+    if document is None:
+        return None, problems
+    invalid = schemas.validate(kind, document)
+    if invalid:
+        return None, problems + invalid
+    return document, problems
+
+
+def read_entry(path: Path, root: Path) -> tuple[Entry | None, list[Diagnostic]]:
+    document, problems = read_document(path, root, schemas.ENTRY)
+    if document is None:
+        return None, problems
+    return build_entry(document), problems
+
+
+def read_device(path: Path, root: Path) -> tuple[Device | None, list[Diagnostic]]:
+    document, problems = read_document(path, root, schemas.HARDWARE)
+    if document is None:
+        return None, problems
+    device, invalid = build_device(document)
+    return device, problems + invalid
+
+
+@dataclass
+class Catalog:
+    """The devices of hardware/, by id."""
+
+    devices: dict[str, Device] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, root: Path) -> Catalog:
+        catalog = cls()
+        for path in discover(root, HARDWARE):
+            device, problems = read_device(path, root)
+            catalog.diagnostics.extend(problems)
+            if device is not None:
+                catalog.devices.setdefault(device.id, device)
+        return catalog
+
+
+@dataclass
+class KnowledgeBase:
+    """Entries and devices read from a root, with every problem found while reading them."""
+
+    root: Path
+    catalog: Catalog
+    entries: list[Entry]
+    diagnostics: list[Diagnostic]
+
+    @classmethod
+    def load(cls, root: Path, paths: Sequence[Path] | None = None) -> KnowledgeBase:
+        catalog = Catalog.load(root)
+        entries: list[Entry] = []
+        diagnostics = list(catalog.diagnostics)
+        for path in entry_paths(root, paths, diagnostics):
+            entry, problems = read_entry(path, root)
+            diagnostics.extend(problems)
+            if entry is not None:
+                entries.append(entry)
+        return cls(root, catalog, entries, diagnostics)
+
+    def entry(self, entry_id: str) -> Entry | None:
+        return next((e for e in self.entries if e.id == entry_id), None)
+
+
+def entry_paths(
+    root: Path, paths: Iterable[Path] | None, diagnostics: list[Diagnostic]
+) -> list[Path]:
+    """The entry files to read: all of entries/, or those named (directories expanded).
+
+    Named hardware files are skipped here because the whole catalog is always read; a named
+    path that does not exist is reported rather than silently ignored.
+    """
+    if paths is None:
+        return discover(root, ENTRIES)
+    chosen: list[Path] = []
+    hardware = (root / HARDWARE).absolute()
+    for path in paths:
+        if path.absolute().is_relative_to(hardware):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            chosen.extend(sorted(p for p in path.rglob(f"*{SUFFIX}")))
+        elif path.exists() or path.is_symlink():
+            chosen.append(path)
+        else:
+            diagnostics.append(
+                error(NOT_A_FILE, display_path(path, root), 1, 1, "no such file or directory")
+            )
+    return list(dict.fromkeys(chosen))

@@ -1,0 +1,186 @@
+"""Quantities as people write them (`3.35 TB/s`, `989.4 TFLOP/s`, `80 GB`) -> base units.
+
+pint does the unit algebra and the dimension check. It is handed only text that a strict
+pattern has already cut into a number and a unit of letters and one '/', never a whole
+user-written expression: pint's expression parser knows `**`, and entries are hostile.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import Enum
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pint
+
+_QUANTITY = re.compile(
+    r"\s*(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s?(?P<unit>[A-Za-z]+(?:/[A-Za-z]+)?)\s*"
+)
+
+_DEFINITIONS = """
+byte = [information] = B
+bit = byte / 8
+FLOP = [computation] = flop = FLOPS
+second = [time] = s = sec
+minute = 60 * second = min
+hour = 60 * minute = h
+kilo- = 1e3 = k- = K-
+mega- = 1e6 = M-
+giga- = 1e9 = G-
+tera- = 1e12 = T-
+peta- = 1e15 = P-
+exa- = 1e18 = E-
+milli- = 1e-3 = m-
+micro- = 1e-6 = u-
+nano- = 1e-9 = n-
+kibi- = 2**10 = Ki-
+mebi- = 2**20 = Mi-
+gibi- = 2**30 = Gi-
+tebi- = 2**40 = Ti-
+pebi- = 2**50 = Pi-
+"""
+
+
+class Dimension(Enum):
+    """What a catalog field measures, with its base unit and how to say it."""
+
+    BYTES = ("B", "bytes")
+    BANDWIDTH = ("B/s", "bytes per time")
+    FLOP_RATE = ("FLOP/s", "FLOP per time")
+    TIME = ("s", "time")
+
+    def __init__(self, base_unit: str, spoken: str) -> None:
+        self.base_unit = base_unit
+        self.spoken = spoken
+
+
+class QuantityError(ValueError):
+    """Text that is not a quantity of the dimension asked for."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """A value in base units and how precisely it was written (half a unit in the last digit)."""
+
+    value: float
+    resolution: float
+
+    def agrees_with(self, exact: float) -> bool:
+        """True when `exact` rounds to what was written."""
+        return abs(exact - self.value) <= self.resolution * (1 + 1e-9) + abs(exact) * 1e-12
+
+
+@cache
+def _registry() -> pint.UnitRegistry:
+    import pint
+
+    registry = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
+    for line in _DEFINITIONS.strip().splitlines():
+        registry.define(line)
+    return registry
+
+
+@cache
+def _dimensionality(dimension: Dimension) -> object:
+    return _registry().parse_units(dimension.base_unit).dimensionality
+
+
+@cache
+def _unit_factor(unit: str, dimension: Dimension) -> float:
+    import pint
+
+    registry = _registry()
+    try:
+        parsed = registry.parse_units(unit)
+    except (pint.UndefinedUnitError, pint.DefinitionSyntaxError, AttributeError, TypeError):
+        raise QuantityError(
+            f"unknown unit '{unit}'",
+            f"write {dimension.spoken} such as {_EXAMPLES[dimension]}",
+        ) from None
+    if parsed.dimensionality != _dimensionality(dimension):
+        raise QuantityError(
+            f"'{unit}' is not {dimension.spoken}",
+            f"write {dimension.spoken} such as {_EXAMPLES[dimension]}",
+        )
+    return float(registry.Quantity(1, parsed).to(dimension.base_unit).magnitude)
+
+
+_EXAMPLES = {
+    Dimension.BYTES: "'80 GB'",
+    Dimension.BANDWIDTH: "'3.35 TB/s'",
+    Dimension.FLOP_RATE: "'989.4 TFLOP/s'",
+    Dimension.TIME: "'0.3 ms'",
+}
+
+
+def parse(text: str, dimension: Dimension) -> Measure:
+    """`text` in the base unit of `dimension`; QuantityError says what is wrong."""
+    match = _QUANTITY.fullmatch(text)
+    if match is None:
+        raise QuantityError(
+            f"'{text}' is not a number followed by a unit",
+            f"write {dimension.spoken} such as {_EXAMPLES[dimension]}",
+        )
+    factor = _unit_factor(match["unit"], dimension)
+    number = Decimal(match["number"])
+    exponent = number.as_tuple().exponent
+    assert isinstance(exponent, int)  # finite by the pattern
+    value = float(number) * factor
+    if value != value or value in (float("inf"), 0.0):
+        raise QuantityError(f"'{text}' is not a positive finite quantity")
+    return Measure(value, 0.5 * 10.0**exponent * factor)
+
+
+def format_si(value: float, unit: str, digits: int = 3) -> str:
+    """`1.0506e9, 'B'` -> `1.05 GB`: a value with an SI prefix, as a reader would write it."""
+    if value == 0:
+        return f"0 {unit}"
+    prefixes = (
+        (1e18, "E"),
+        (1e15, "P"),
+        (1e12, "T"),
+        (1e9, "G"),
+        (1e6, "M"),
+        (1e3, "k"),
+        (1.0, ""),
+        (1e-3, "m"),
+        (1e-6, "µ"),
+        (1e-9, "n"),
+    )
+    for scale, prefix in prefixes:
+        if abs(value) >= scale * 0.9995:
+            return f"{_significant(value / scale, digits)} {prefix}{unit}"
+    return f"{value:.{digits}g} {unit}"
+
+
+def _significant(value: float, digits: int) -> str:
+    text = f"{value:.{digits}g}"
+    if "e" in text:
+        return f"{value:.0f}"
+    return text
+
+
+def format_ratio(value: float) -> str:
+    """An intensity or ridge point: `295`, `4.0`, `0.125`."""
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    if abs(value) >= 1:
+        return f"{value:.1f}"
+    return f"{value:.3g}"
+
+
+def format_seconds(value: float) -> str:
+    """A time as people read it: `0.314 ms`, `12.5 µs`, `1.20 s`."""
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if value >= scale * 0.1:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"

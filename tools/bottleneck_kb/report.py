@@ -1,0 +1,143 @@
+"""Diagnostics -> text, JSON, GitHub Actions annotations or SARIF; reporters by name."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .check import CheckResult
+from .diagnostics import Diagnostic, Severity
+
+Reporter = Callable[[CheckResult], str]
+REPORTERS: dict[str, Reporter] = {}
+
+# Messages quote what users wrote; nothing they wrote may move a terminal's cursor.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def reporter(name: str) -> Callable[[Reporter], Reporter]:
+    def register(function: Reporter) -> Reporter:
+        REPORTERS[name] = function
+        return function
+
+    return register
+
+
+def safe(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def summary(result: CheckResult) -> str:
+    checked = f"{result.entries} entries against {result.devices} devices"
+    if not result.diagnostics:
+        return f"All clear: checked {checked}."
+    parts = [f"{result.errors} error{'s' * (result.errors != 1)}"]
+    if result.warnings:
+        parts.append(f"{result.warnings} warning{'s' * (result.warnings != 1)}")
+    files = f"{result.files} file{'s' * (result.files != 1)}"
+    return f"Found {' and '.join(parts)} in {files}; checked {checked}."
+
+
+@reporter("text")
+def text(result: CheckResult) -> str:
+    lines = []
+    for d in result.diagnostics:
+        level = "" if d.severity is Severity.ERROR else "warning: "
+        lines.append(safe(f"{d.path}:{d.line}:{d.col}: {d.code} {level}{d.message}"))
+        if d.hint:
+            lines.append(safe(f"    hint: {d.hint}"))
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def as_dict(d: Diagnostic) -> dict[str, Any]:
+    return {
+        "code": d.code,
+        "severity": d.severity.value,
+        "path": d.path,
+        "line": d.line,
+        "col": d.col,
+        "message": d.message,
+        "hint": d.hint,
+        "fixable": d.fixable,
+    }
+
+
+@reporter("json")
+def json_report(result: CheckResult) -> str:
+    document = {
+        "version": 1,
+        "diagnostics": [as_dict(d) for d in result.diagnostics],
+        "summary": {
+            "errors": result.errors,
+            "warnings": result.warnings,
+            "entries": result.entries,
+            "devices": result.devices,
+            "text": summary(result),
+        },
+    }
+    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+@reporter("github")
+def github(result: CheckResult) -> str:
+    """GitHub Actions workflow commands: each diagnostic becomes an annotation on its line."""
+    lines = []
+    for d in result.diagnostics:
+        command = "error" if d.severity is Severity.ERROR else "warning"
+        message = d.message + (f"\n{d.hint}" if d.hint else "")
+        lines.append(
+            f"::{command} file={_escape_property(d.path)},line={d.line},col={d.col},"
+            f"title={_escape_property(d.code)}::{_escape_data(safe(message))}"
+        )
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"
+
+
+@reporter("sarif")
+def sarif(result: CheckResult) -> str:
+    """SARIF 2.1.0, for code-scanning dashboards."""
+    from .rules import REGISTRY
+
+    used = sorted({d.code for d in result.diagnostics})
+    rules = [
+        {
+            "id": code,
+            "name": REGISTRY[code].name,
+            "shortDescription": {"text": REGISTRY[code].summary},
+            "fullDescription": {"text": REGISTRY[code].doc},
+        }
+        for code in used
+    ]
+    results = [
+        {
+            "ruleId": d.code,
+            "level": d.severity.value,
+            "message": {"text": d.message + (f" ({d.hint})" if d.hint else "")},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": d.path},
+                        "region": {"startLine": d.line, "startColumn": d.col},
+                    }
+                }
+            ],
+        }
+        for d in result.diagnostics
+    ]
+    document = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "kb", "rules": rules}}, "results": results}],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"

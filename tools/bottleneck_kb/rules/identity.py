@@ -1,0 +1,106 @@
+"""Ids: an entry's id is its path, a device's id is its file name, and ids are unique."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, error
+from ..model import Device, Entry
+from . import Context, Scope, rule
+
+ID_PATH = "KB201"
+DUPLICATE_ID = "KB202"
+DEVICE_ID = "KB203"
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What the knowledge-base checks need of an entry; small, so workers can send it back."""
+
+    id: str
+    path: str
+    line: int
+    col: int
+
+
+def summarize(entry: Entry) -> Summary:
+    line, col = entry.source.value_at(("id",))
+    return Summary(entry.id, entry.path, line, col)
+
+
+def _expected(path: str, folder: str) -> str | None:
+    prefix = f"{folder}/"
+    if not path.startswith(prefix) or not path.endswith(".yaml"):
+        return None
+    return path.removeprefix(prefix).removesuffix(".yaml")
+
+
+@rule(ID_PATH, "id-matches-path", Scope.ENTRY)
+def entry_id_matches_path(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """An entry's id is its path below entries/, without .yaml.
+
+    Fails: `id: flops/draft` in entries/flops/speculative-draft.yaml
+    Passes: `id: flops/speculative-draft` in entries/flops/speculative-draft.yaml
+    """
+    expected = _expected(entry.path, "entries")
+    if expected is None:
+        line, col = entry.source.value_at(("id",))
+        yield error(
+            ID_PATH,
+            entry.path,
+            line,
+            col,
+            "entry files live at entries/<namespace>/<slug>.yaml",
+            f"move the file to entries/{entry.id}.yaml",
+        )
+    elif expected != entry.id:
+        line, col = entry.source.value_at(("id",))
+        yield error(
+            ID_PATH,
+            entry.path,
+            line,
+            col,
+            f"id '{entry.id}' does not match the file's path (expected '{expected}')",
+            f"set id: {expected}, or move the file to entries/{entry.id}.yaml",
+        )
+
+
+@rule(DEVICE_ID, "device-id-matches-file", Scope.DEVICE)
+def device_id_matches_file(device: Device, context: Context) -> Iterable[Diagnostic]:
+    """A device's id is its file name below hardware/, without .yaml.
+
+    Fails: `id: h100` in hardware/nvidia-h100-sxm.yaml
+    Passes: `id: nvidia-h100-sxm` in hardware/nvidia-h100-sxm.yaml
+    """
+    expected = _expected(device.path, "hardware")
+    if expected != device.id:
+        line, col = device.source.value_at(("id",))
+        yield error(
+            DEVICE_ID,
+            device.path,
+            line,
+            col,
+            f"device id '{device.id}' does not match the file name (expected '{expected}')",
+            f"set id: {expected}, or rename the file to hardware/{device.id}.yaml",
+        )
+
+
+@rule(DUPLICATE_ID, "unique-id", Scope.KNOWLEDGE_BASE)
+def unique_ids(summaries: Sequence[Summary], context: Context) -> Iterable[Diagnostic]:
+    """No two entries share an id.
+
+    Fails: two files that both say `id: flops/speculative-draft`
+    Passes: each id once
+    """
+    first: dict[str, Summary] = {}
+    for summary in sorted(summaries, key=lambda s: s.path):
+        seen = first.setdefault(summary.id, summary)
+        if seen is not summary:
+            yield error(
+                DUPLICATE_ID,
+                summary.path,
+                summary.line,
+                summary.col,
+                f"id '{summary.id}' is already used by {seen.path}:{seen.line}",
+            )

@@ -1,0 +1,154 @@
+"""Claims against the roofline: the declared bound_by and each check, on real devices."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..diagnostics import Diagnostic, error
+from ..evaluate import EvaluationError, Result, describe, evaluate, located
+from ..model import Device, Entry
+from ..quantity import format_ratio, format_seconds, format_si
+from . import Context, Scope, rule
+
+EVALUATION = "KB405"
+BOUND_BY = "KB406"
+CHECK = "KB407"
+
+_VERDICTS = ("memory", "compute")
+
+
+def _devices(entry: Entry, context: Context, names: Iterable[str]) -> list[Device]:
+    return [context.devices[name] for name in dict.fromkeys(names) if name in context.devices]
+
+
+def _claimed_devices(entry: Entry, context: Context) -> list[Device]:
+    names = [n for p in entry.hardware_parameters for n in p.values_for]
+    return _devices(entry, context, names)
+
+
+def explain(result: Result, formulas_used: str) -> str:
+    """`on nvidia-h100-sxm at k=4: intensity 4.0 FLOP/B, ridge 295 FLOP/B -> memory`"""
+    return (
+        f"on {result.device} at {formulas_used}: "
+        f"intensity {format_ratio(result.intensity)} FLOP/B, "
+        f"ridge {format_ratio(result.ridge)} FLOP/B -> {result.verdict}"
+    )
+
+
+@rule(EVALUATION, "evaluates", Scope.ENTRY)
+def evaluates_at_typical(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """The formulas, and each workaround's model, give finite numbers at the typical values
+    on every device the entry names.
+
+    Fails: `bytes: 2 * N_d - 2 * N_d` (zero bytes), or dtype fp4 on a device without FP4
+    Passes: `bytes: 2 * N_d`
+    """
+    if context.formulas is None:
+        return
+    line, col = entry.source.value_at(("arithmetic_intensity",))
+    devices = _claimed_devices(entry, context) or list(context.devices.values())[:1]
+    indices: list[int | None] = [None, *(i for i, w in enumerate(entry.workarounds) if w.model)]
+    for device in devices:
+        for index in indices:
+            try:
+                evaluate(entry, context.formulas, device, workaround=index)
+            except EvaluationError as exc:
+                if exc.where is not None:
+                    problem = located(entry, exc.where, exc)
+                    yield error(
+                        EVALUATION,
+                        problem.path,
+                        problem.line,
+                        problem.col,
+                        f"on {device.id}: {exc.message}",
+                    )
+                else:
+                    yield error(EVALUATION, entry.path, line, col, exc.message)
+                return
+
+
+@rule(BOUND_BY, "bound-by-holds", Scope.ENTRY)
+def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """A memory- or compute-bound claim holds at the typical values on every device of the
+    entry's hardware_parameters.
+
+    Fails: `bound_by: compute` for a draft pass of intensity 4 on an H100 (ridge 295)
+    Passes: `bound_by: memory`
+    """
+    if context.formulas is None or entry.bound_by not in _VERDICTS:
+        return
+    line, col = entry.source.value_at(("bound_by",))
+    for device in _claimed_devices(entry, context):
+        try:
+            result = evaluate(entry, context.formulas, device)
+        except EvaluationError:
+            continue  # reported by evaluates
+        if result.verdict != entry.bound_by:
+            yield error(
+                BOUND_BY,
+                entry.path,
+                line,
+                col,
+                f"bound_by is {entry.bound_by}, but "
+                f"{explain(result, describe(result.values, context.formulas))}: FAIL",
+                "fix the formulas or typical values, or change bound_by",
+            )
+
+
+@rule(CHECK, "check-holds", Scope.ENTRY)
+def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """Each check's expectation holds on each of its devices.
+
+    Fails: `expect: {bound_by: compute}` at `set: {B: 1}` for the LM head on an H100
+    Passes: `expect: {bound_by: memory}` there
+    """
+    if context.formulas is None:
+        return
+    for check in entry.checks:
+        line, col = check.where.at("expect")
+        for device in _devices(entry, context, check.on):
+            try:
+                result = evaluate(entry, context.formulas, device, check.overrides)
+            except EvaluationError:
+                continue  # reported by evaluates, or by known-override
+            at = describe(result.values, context.formulas)
+            if check.bound_by is not None and result.verdict != check.bound_by:
+                yield error(
+                    CHECK,
+                    entry.path,
+                    line,
+                    col,
+                    f"expected {check.bound_by} {explain(result, at)}: FAIL",
+                    f"claim: {check.claim}",
+                )
+            for name, (low, high) in check.bounds.items():
+                value = result.quantity(name)
+                if (low is not None and value < low) or (high is not None and value > high):
+                    yield error(
+                        CHECK,
+                        entry.path,
+                        line,
+                        col,
+                        f"expected {name} {_expected(name, low, high)} on {device.id} at {at}, "
+                        f"got {_show(name, value)}: FAIL",
+                        f"claim: {check.claim}",
+                    )
+
+
+def _expected(name: str, low: float | None, high: float | None) -> str:
+    if low is None:
+        return f"at most {_show(name, high)}"
+    if high is None:
+        return f"at least {_show(name, low)}"
+    if low == high:
+        return f"of exactly {_show(name, low)}"
+    return f"between {_show(name, low)} and {_show(name, high)}"
+
+
+def _show(name: str, value: float | None) -> str:
+    assert value is not None  # the schema requires min or max
+    if name == "time":
+        return format_seconds(value)
+    if name == "intensity":
+        return f"{format_ratio(value)} FLOP/B"
+    return format_si(value, "FLOP" if name == "flops" else "B", digits=4)

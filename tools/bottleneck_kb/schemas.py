@@ -1,0 +1,216 @@
+"""The JSON Schemas, a fast validity test, and located explanations of what is invalid.
+
+jsonschema-rs decides valid or not (about 0.01 ms an entry); only a file that fails is handed
+to the reference validator, jsonschema, whose errors are turned into located diagnostics. A
+test holds the two to the same verdict on every fixture, so the fast path never changes what
+a user is told.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import Diagnostic, error
+from .source import Document
+
+MISSING_KEY = "KB101"
+UNKNOWN_KEY = "KB102"
+NOT_ALLOWED = "KB103"
+WRONG_TYPE = "KB104"
+BAD_FORM = "KB105"
+
+ENTRY = "entry"
+HARDWARE = "hardware"
+
+_TYPE_NAMES = {
+    "string": "a string",
+    "number": "a number",
+    "integer": "a whole number",
+    "array": "a list",
+    "object": "a mapping",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+#: The schemas are the repository's, not copies inside the package: the package is installed
+#: editable from the checkout whose entries it validates.
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
+
+
+@cache
+def schema(kind: str) -> dict[str, Any]:
+    with open(SCHEMA_DIR / f"{kind}.schema.json", encoding="utf-8") as handle:
+        loaded: dict[str, Any] = json.load(handle)
+    return loaded
+
+
+@cache
+def _fast_validator(kind: str) -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.Draft202012Validator(schema(kind))
+
+
+@cache
+def _reference_validator(kind: str) -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(schema(kind))
+
+
+def is_valid(kind: str, data: Any) -> bool:
+    """The fast verdict."""
+    return bool(_fast_validator(kind).is_valid(data))
+
+
+def validate(kind: str, document: Document) -> list[Diagnostic]:
+    """Located diagnostics for every schema problem of `document`; [] when it is valid."""
+    if is_valid(kind, document.data):
+        return []
+    return explain(kind, document)
+
+
+def explain(kind: str, document: Document) -> list[Diagnostic]:
+    """The reference validator's errors, each turned into diagnostics at the right key or value."""
+    found: list[Diagnostic] = []
+    for problem in _reference_validator(kind).iter_errors(document.data):
+        found.extend(_located(problem, document))
+    return found
+
+
+def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
+    pointer = tuple(problem.absolute_path)
+    validator = problem.validator
+    value = problem.validator_value
+    subject = _name(pointer)
+    at_value = document.value_at(pointer)
+    at_key = document.key_at(pointer)
+
+    def located(
+        code: str, where: tuple[int, int], message: str, hint: str | None = None
+    ) -> Diagnostic:
+        return error(code, document.path, where[0], where[1], message, hint)
+
+    if validator == "required":
+        for key in value:
+            if key not in problem.instance:
+                yield located(
+                    MISSING_KEY,
+                    at_key,
+                    f"{subject} is missing the required key '{key}'",
+                    _describe(problem.schema, key),
+                )
+        return
+    if validator == "additionalProperties":
+        allowed = sorted(problem.schema.get("properties", {}))
+        for key in problem.instance:
+            if key in allowed:
+                continue
+            yield located(
+                UNKNOWN_KEY,
+                document.key_at((*pointer, key)),
+                f"unknown key '{key}' in {subject}",
+                suggest(key, allowed, "keys"),
+            )
+        return
+    if validator in ("enum", "oneOf") and _is_vocabulary(validator, value):
+        choices = list(value) if validator == "enum" else [option["const"] for option in value]
+        yield located(
+            NOT_ALLOWED,
+            at_value,
+            f"{_show(problem.instance)} is not an allowed {subject}",
+            suggest(str(problem.instance), [str(c) for c in choices], "values"),
+        )
+        return
+    if validator == "anyOf" and all(set(option) == {"required"} for option in value):
+        names = " or ".join(f"'{option['required'][0]}'" for option in value)
+        yield located(MISSING_KEY, at_key, f"{subject} needs {names}")
+        return
+    if validator == "type":
+        expected = value if isinstance(value, str) else value[0]
+        yield located(
+            WRONG_TYPE,
+            at_value,
+            f"{subject} must be {_TYPE_NAMES.get(expected, expected)}, "
+            f"not {_kind_of(problem.instance)} ({_show(problem.instance)})",
+            "quote the value if you mean text" if expected == "string" else None,
+        )
+        return
+    if validator == "pattern":
+        # propertyNames errors point at the mapping; the offending name is the instance.
+        if problem.schema_path and "propertyNames" in problem.schema_path:
+            where = document.key_at((*pointer, problem.instance))
+        else:
+            where = at_value
+        yield located(
+            BAD_FORM,
+            where,
+            f"{_show(problem.instance)} is not a valid {subject}",
+            problem.schema.get("description") or _parent_description(problem),
+        )
+        return
+    yield located(BAD_FORM, at_value, f"{subject}: {_clean(problem.message)}")
+
+
+def _name(pointer: tuple[Any, ...]) -> str:
+    """`('scales_with', 2, 'symbol')` -> `scales_with[2].symbol`; the root -> `the entry`."""
+    if not pointer:
+        return "the file"
+    text = ""
+    for part in pointer:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _is_vocabulary(validator: str, value: Any) -> bool:
+    if validator == "enum":
+        return True
+    return all(isinstance(option, Mapping) and "const" in option for option in value)
+
+
+def suggest(word: str, choices: list[str], what: str) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    listed = ", ".join(choices)
+    if close:
+        return f"did you mean '{close[0]}'? allowed {what}: {listed}"
+    return f"allowed {what}: {listed}"
+
+
+def _describe(schema_node: Mapping[str, Any], key: str) -> str | None:
+    described = schema_node.get("properties", {}).get(key, {})
+    description = described.get("description")
+    return f"{key}: {description}" if description else None
+
+
+def _parent_description(problem: Any) -> str | None:
+    parent = problem.parent
+    return parent.schema.get("description") if parent is not None else None
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "empty"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else f"'{value}'"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _clean(message: str) -> str:
+    return message if len(message) <= 200 else message[:197] + "..."

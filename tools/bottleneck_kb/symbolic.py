@@ -1,0 +1,171 @@
+"""Symbolic view of formulas: exact arithmetic intensity and its rendering.
+
+This is the only module that needs sympy, which is slow to import, so callers import it lazily.
+Expressions are built by walking the already-validated tree of a
+:class:`~bottleneck_kb.formula.Formula`, never from its text, so sympy's string parser (which
+evaluates Python) is never exposed to untrusted input.
+
+sympy computes exact powers eagerly, so a hostile ``9**9**9`` would make it build a number with
+hundreds of millions of digits, and ``(a + b)**100000`` would make ``cancel`` expand a huge
+polynomial. Numeric exponents are therefore bounded while converting (see ``MAX_EXACT_BITS`` and
+``MAX_SYMBOLIC_EXPONENT``). That removes the one-token blow-ups; it does not bound sympy's
+running time in general, which stays the job of the caller's timeout.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+
+import sympy
+
+from .formula import Formula, FormulaError, _offset
+
+__all__ = [
+    "MAX_EXACT_BITS",
+    "MAX_SYMBOLIC_EXPONENT",
+    "intensity",
+    "to_latex",
+    "to_mathml",
+    "to_sympy",
+]
+
+MAX_EXACT_BITS = 4096
+"""Largest exact constant power (in bits of its result) that to_sympy lets sympy compute."""
+
+MAX_SYMBOLIC_EXPONENT = 64
+"""Largest numeric exponent allowed on a non-constant base such as ``(k + 1)**n``."""
+
+
+def _log2(x: sympy.Expr) -> sympy.Expr:
+    return sympy.log(x, 2)
+
+
+_UNARY_OPERATORS: Mapping[type[ast.unaryop], Callable[[sympy.Expr], sympy.Expr]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
+
+_BINARY_OPERATORS: Mapping[type[ast.operator], Callable[[sympy.Expr, sympy.Expr], sympy.Expr]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
+
+_NON_FINITE = frozenset({sympy.zoo, sympy.nan, sympy.oo, -sympy.oo})
+
+_FUNCTIONS: Mapping[str, Callable[..., sympy.Expr]] = {
+    "min": sympy.Min,
+    "max": sympy.Max,
+    "ceil": sympy.ceiling,
+    "floor": sympy.floor,
+    "log2": _log2,
+    "sqrt": sympy.sqrt,
+}
+
+
+def to_sympy(formula: Formula) -> sympy.Expr:
+    """Convert a parsed formula to a sympy expression.
+
+    Symbols are positive, which is true of every quantity in the knowledge base (sizes,
+    counts, bit widths) and lets sympy cancel and simplify more. Integer literals stay exact;
+    float literals stay exact when their value is exactly the short decimal they print as
+    (``0.25`` becomes ``1/4``), and become sympy Floats otherwise.
+    """
+    symbols = {name: sympy.Symbol(name, positive=True) for name in formula.symbols}
+    return _convert(formula.tree, symbols, formula.text)
+
+
+def _number(value: float) -> sympy.Expr:
+    """Keep literals such as ``0.25`` or ``1e9`` exact so that intensities cancel cleanly."""
+    exact = Fraction(value)
+    if Fraction(repr(value)) == exact:
+        return sympy.Rational(exact.numerator, exact.denominator)
+    return sympy.Float(value)
+
+
+def _convert(node: ast.AST, symbols: Mapping[str, sympy.Symbol], text: str) -> sympy.Expr:
+    """Recursive conversion; depth is bounded by the parser's validation."""
+    if isinstance(node, ast.Name) and node.id in symbols:
+        return symbols[node.id]
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sympy.Integer(node.value)
+    if isinstance(node, ast.Constant) and type(node.value) is float:
+        return _number(node.value)
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY_OPERATORS:
+        return _UNARY_OPERATORS[type(node.op)](_convert(node.operand, symbols, text))
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY_OPERATORS:
+        left = _convert(node.left, symbols, text)
+        right = _convert(node.right, symbols, text)
+        if isinstance(node.op, ast.Pow):
+            _check_power(left, right, text, node)
+        return _finite(_BINARY_OPERATORS[type(node.op)](left, right), text, node)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        function = _FUNCTIONS.get(node.func.id)
+        if function is not None:
+            args = [_convert(arg, symbols, text) for arg in node.args]
+            return _finite(function(*args), text, node)
+    # Unreachable for trees produced by parse(), which only admits the cases above.
+    raise FormulaError(f"`{type(node).__name__}` cannot be converted to sympy", _offset(text, node))
+
+
+def _finite(result: sympy.Expr, text: str, node: ast.AST) -> sympy.Expr:
+    """Reject ``1/0``-style results here, where the offset is known, as evaluate() does.
+
+    sympy propagates infinities through later operations (``zoo * k`` is ``zoo``), so checking
+    each operation's own result is enough to catch them where they first appear.
+    """
+    if result in _NON_FINITE:
+        raise FormulaError("result is not a finite number", _offset(text, node))
+    return result
+
+
+def _check_power(base: sympy.Expr, exponent: sympy.Expr, text: str, node: ast.BinOp) -> None:
+    """Refuse powers that would make sympy compute enormous exact numbers or polynomials."""
+    if not exponent.is_Number:
+        return
+    offset = _offset(text, node)  # the `**` token
+    if base.is_Number:
+        # Floating-point powers are cheap whatever their size; only exact ones are a risk.
+        if base.is_Float or exponent.is_Float:
+            return
+        bits = abs(exponent) * max(base.p.bit_length(), base.q.bit_length())
+        if bits > MAX_EXACT_BITS:
+            raise FormulaError(
+                f"constant power is too large to compute exactly (about {int(bits)} bits)",
+                offset,
+            )
+    elif abs(exponent) > MAX_SYMBOLIC_EXPONENT:
+        raise FormulaError(
+            f"exponent {exponent} is too large for symbolic manipulation "
+            f"(limit {MAX_SYMBOLIC_EXPONENT})",
+            offset,
+        )
+
+
+def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
+    """Arithmetic intensity (FLOPs per byte) as a simplified exact expression.
+
+    ``together``/``cancel`` first put the ratio over a common denominator and remove common
+    factors, which is cheap and handles the usual products of symbols; ``simplify`` then
+    tidies what is left (e.g. Min/Max or nested fractions).
+    """
+    denominator = to_sympy(bytes_)
+    if denominator.is_zero:
+        raise FormulaError("byte count is identically zero, so intensity is undefined")
+    ratio = to_sympy(flops) / denominator
+    return sympy.simplify(sympy.cancel(sympy.together(ratio)))
+
+
+def to_latex(expr: sympy.Expr) -> str:
+    """LaTeX for the site's formula rendering."""
+    return sympy.latex(expr)
+
+
+def to_mathml(expr: sympy.Expr) -> str:
+    """Presentation MathML, which browsers render natively without a JavaScript library."""
+    return sympy.mathml(expr, printer="presentation")
