@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from . import formula
 from .diagnostics import Diagnostic, error
-from .model import Device, Entry, Formula, Workaround
+from .model import Check, Device, Entry, Formula, Workaround
+from .quantity import format_ratio, format_seconds, format_si
 
 FORMULA = "KB401"
 
@@ -260,3 +261,47 @@ def speedup(baseline: Result, modeled: Result) -> float:
 
 def modeled_workarounds(entry: Entry) -> list[tuple[int, Workaround]]:
     return [(i, w) for i, w in enumerate(entry.workarounds) if w.model is not None]
+
+
+def explain(result: Result, at: str) -> str:
+    """`on nvidia-h100-sxm at k=4: intensity 4.0 FLOP/B, ridge 295 FLOP/B -> memory`"""
+    return (
+        f"on {result.device} at {at}: intensity {format_ratio(result.intensity)} FLOP/B, "
+        f"ridge {format_ratio(result.ridge)} FLOP/B -> {result.verdict}"
+    )
+
+
+def check_failures(check: Check, result: Result, formulas: Formulas) -> list[str]:
+    """What of the check's expectation `result` does not meet, each said with both sides;
+    [] when the check holds."""
+    at = describe(result.values, formulas)
+    failures = []
+    if check.bound_by is not None and result.verdict != check.bound_by:
+        failures.append(f"expected {check.bound_by} {explain(result, at)}: FAIL")
+    for name, (low, high) in check.bounds.items():
+        value = result.quantity(name)
+        if (low is not None and value < low) or (high is not None and value > high):
+            failures.append(
+                f"expected {name} {_expected(name, low, high)} on {result.device} at {at}, "
+                f"got {_show(name, value)}: FAIL"
+            )
+    return failures
+
+
+def _expected(name: str, low: float | None, high: float | None) -> str:
+    if low is None:
+        return f"at most {_show(name, high)}"
+    if high is None:
+        return f"at least {_show(name, low)}"
+    if low == high:
+        return f"of exactly {_show(name, low)}"
+    return f"between {_show(name, low)} and {_show(name, high)}"
+
+
+def _show(name: str, value: float | None) -> str:
+    assert value is not None  # the schema asks every bound for a min or a max
+    if name == "time":
+        return format_seconds(value)
+    if name == "intensity":
+        return f"{format_ratio(value)} FLOP/B"
+    return format_si(value, "FLOP" if name == "flops" else "B", digits=4)

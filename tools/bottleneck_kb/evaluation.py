@@ -12,13 +12,15 @@ from .evaluate import (
     EvaluationError,
     Formulas,
     Result,
+    check_failures,
     crossover,
     describe,
     evaluate,
+    explain,
     number,
     speedup,
 )
-from .model import Device, Entry
+from .model import Check, Device, Entry
 from .quantity import format_ratio, format_seconds, format_si
 
 
@@ -85,7 +87,7 @@ def evaluate_entry(
             )
         )
     outcomes = [
-        _check(entry, formulas, device, check.overrides, check.claim, check.bound_by, check.bounds)
+        _check(entry, formulas, device, check)
         for check in entry.checks
         for device in devices
         if device.id in check.on
@@ -101,29 +103,17 @@ def evaluate_entry(
     )
 
 
-def _check(
-    entry: Entry,
-    formulas: Formulas,
-    device: Device,
-    overrides: Mapping[str, float],
-    claim: str,
-    bound_by: str | None,
-    bounds: Mapping[str, tuple[float | None, float | None]],
-) -> CheckOutcome:
+def _check(entry: Entry, formulas: Formulas, device: Device, check: Check) -> CheckOutcome:
     try:
-        result = evaluate(entry, formulas, device, overrides)
+        result = evaluate(entry, formulas, device, check.overrides)
     except EvaluationError as exc:
-        return CheckOutcome(claim, device.id, False, exc.message)
-    passed = bound_by is None or result.verdict == bound_by
-    for name, (low, high) in bounds.items():
-        value = result.quantity(name)
-        passed = passed and (low is None or value >= low) and (high is None or value <= high)
-    detail = (
-        f"at {describe(result.values, formulas)}: intensity {format_ratio(result.intensity)} "
-        f"FLOP/B, ridge {format_ratio(result.ridge)} FLOP/B -> {result.verdict}, "
+        return CheckOutcome(check.claim, device.id, False, exc.message)
+    failures = check_failures(check, result, formulas)
+    detail = "; ".join(failures) or (
+        f"{explain(result, describe(result.values, formulas))}, "
         f"time >= {format_seconds(result.time)}"
     )
-    return CheckOutcome(claim, device.id, passed, detail)
+    return CheckOutcome(check.claim, device.id, not failures, detail)
 
 
 def result_dict(result: Result) -> dict[str, Any]:
@@ -253,7 +243,7 @@ def to_text(evaluation: EntryEvaluation) -> str:
     if evaluation.checks:
         out += ["", "Checks:"]
         for c in evaluation.checks:
-            out.append(f"  {'ok  ' if c.passed else 'FAIL'} {c.device} {c.detail}")
+            out.append(f"  {'ok  ' if c.passed else 'FAIL'} {c.detail}")
             out.append(f"       {c.claim}")
     return "\n".join(out) + "\n"
 

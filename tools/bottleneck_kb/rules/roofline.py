@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic, error
-from ..evaluate import EvaluationError, Result, describe, evaluate, located
+from ..evaluate import EvaluationError, check_failures, describe, evaluate, explain, located
 from ..model import Device, Entry
-from ..quantity import format_ratio, format_seconds, format_si
 from . import Context, Scope, rule
 
 EVALUATION = "KB405"
@@ -24,15 +23,6 @@ def _devices(entry: Entry, context: Context, names: Iterable[str]) -> list[Devic
 def _claimed_devices(entry: Entry, context: Context) -> list[Device]:
     names = [n for p in entry.hardware_parameters for n in p.values_for]
     return _devices(entry, context, names)
-
-
-def explain(result: Result, formulas_used: str) -> str:
-    """`on nvidia-h100-sxm at k=4: intensity 4.0 FLOP/B, ridge 295 FLOP/B -> memory`"""
-    return (
-        f"on {result.device} at {formulas_used}: "
-        f"intensity {format_ratio(result.intensity)} FLOP/B, "
-        f"ridge {format_ratio(result.ridge)} FLOP/B -> {result.verdict}"
-    )
 
 
 @rule(EVALUATION, "evaluates", Scope.ENTRY)
@@ -111,44 +101,5 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
                 result = evaluate(entry, context.formulas, device, check.overrides)
             except EvaluationError:
                 continue  # reported by evaluates, or by known-override
-            at = describe(result.values, context.formulas)
-            if check.bound_by is not None and result.verdict != check.bound_by:
-                yield error(
-                    CHECK,
-                    entry.path,
-                    line,
-                    col,
-                    f"expected {check.bound_by} {explain(result, at)}: FAIL",
-                    f"claim: {check.claim}",
-                )
-            for name, (low, high) in check.bounds.items():
-                value = result.quantity(name)
-                if (low is not None and value < low) or (high is not None and value > high):
-                    yield error(
-                        CHECK,
-                        entry.path,
-                        line,
-                        col,
-                        f"expected {name} {_expected(name, low, high)} on {device.id} at {at}, "
-                        f"got {_show(name, value)}: FAIL",
-                        f"claim: {check.claim}",
-                    )
-
-
-def _expected(name: str, low: float | None, high: float | None) -> str:
-    if low is None:
-        return f"at most {_show(name, high)}"
-    if high is None:
-        return f"at least {_show(name, low)}"
-    if low == high:
-        return f"of exactly {_show(name, low)}"
-    return f"between {_show(name, low)} and {_show(name, high)}"
-
-
-def _show(name: str, value: float | None) -> str:
-    assert value is not None  # the schema requires min or max
-    if name == "time":
-        return format_seconds(value)
-    if name == "intensity":
-        return f"{format_ratio(value)} FLOP/B"
-    return format_si(value, "FLOP" if name == "flops" else "B", digits=4)
+            for failure in check_failures(check, result, context.formulas):
+                yield error(CHECK, entry.path, line, col, failure, f"claim: {check.claim}")
