@@ -141,9 +141,7 @@ def assignment(entry: Entry, overrides: Mapping[str, float] | None = None) -> di
     return values
 
 
-def _value(
-    entry: Entry, source: Formula, parsed: formula.Formula, values: Mapping[str, float]
-) -> float:
+def _value(source: Formula, parsed: formula.Formula, values: Mapping[str, float]) -> float:
     missing = sorted(parsed.symbols - values.keys())
     if missing:
         raise EvaluationError(
@@ -156,14 +154,22 @@ def _value(
         raise EvaluationError(exc.message, source, exc.offset) from None
 
 
-def evaluate(
+@dataclass(frozen=True, slots=True)
+class Work:
+    """FLOPs and bytes at one assignment: everything that does not depend on the device."""
+
+    values: Mapping[str, float]
+    flops: float
+    bytes: float
+
+
+def work(
     entry: Entry,
     formulas: Formulas,
-    device: Device,
     overrides: Mapping[str, float] | None = None,
     workaround: int | None = None,
-) -> Result:
-    """The entry (or one of its workarounds, by index) on `device`."""
+) -> Work:
+    """The entry's (or one of its workarounds', by index) FLOPs and bytes at an assignment."""
     values = assignment(entry, overrides)
     flops_source, bytes_source = entry.intensity.flops, entry.intensity.bytes
     flops_parsed, bytes_parsed = formulas.flops, formulas.bytes
@@ -177,19 +183,37 @@ def evaluate(
                 flops_source, flops_parsed = model.flops, replace_flops
             if replace_bytes is not None and model.bytes is not None:
                 bytes_source, bytes_parsed = model.bytes, replace_bytes
-    flops = _value(entry, flops_source, flops_parsed, values)
-    bytes_ = _value(entry, bytes_source, bytes_parsed, values)
+    flops = _value(flops_source, flops_parsed, values)
+    bytes_ = _value(bytes_source, bytes_parsed, values)
     if flops < 0 or bytes_ <= 0:
         raise EvaluationError(
             f"FLOPs must be >= 0 and bytes > 0; got {flops:.4g} FLOPs, {bytes_:.4g} bytes "
             f"at {describe(values, formulas)}",
             bytes_source if bytes_ <= 0 else flops_source,
         )
+    return Work(values, flops, bytes_)
+
+
+def on_device(entry: Entry, device: Device, done: Work) -> Result:
+    """`done` on `device`'s roofline, at the dense peak of the entry's dtype."""
     dtype = entry.intensity.dtype
     peak = device.peak_flops.get(dtype)
     if peak is None:
         raise EvaluationError(f"{device.id} has no dense {dtype} peak in the catalog")
-    return Result(device.id, values, flops, bytes_, peak.value, device.memory_bandwidth)
+    return Result(
+        device.id, done.values, done.flops, done.bytes, peak.value, device.memory_bandwidth
+    )
+
+
+def evaluate(
+    entry: Entry,
+    formulas: Formulas,
+    device: Device,
+    overrides: Mapping[str, float] | None = None,
+    workaround: int | None = None,
+) -> Result:
+    """The entry (or one of its workarounds, by index) on `device`."""
+    return on_device(entry, device, work(entry, formulas, overrides, workaround))
 
 
 def describe(values: Mapping[str, float], formulas: Formulas) -> str:

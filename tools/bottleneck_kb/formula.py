@@ -387,7 +387,7 @@ class _Validator:
         func = node.func
         if not isinstance(func, ast.Name):
             what = _REJECTED_NODES.get(type(func), ("expression", None))[0]
-            raise self.reject(func, f"only the functions {allowed} can be called, not a {what}")
+            raise self.reject(func, f"{what} is not allowed; only {allowed} can be called")
         name = func.id
         if name not in FUNCTIONS:
             if name in self.declared:

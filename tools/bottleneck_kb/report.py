@@ -33,9 +33,11 @@ def summary(result: CheckResult) -> str:
     checked = f"{result.entries} entries against {result.devices} devices"
     if not result.diagnostics:
         return f"All clear: checked {checked}."
-    parts = [f"{result.errors} error{'s' * (result.errors != 1)}"]
-    if result.warnings:
-        parts.append(f"{result.warnings} warning{'s' * (result.warnings != 1)}")
+    parts = [
+        f"{count} {word}{'s' * (count != 1)}"
+        for count, word in ((result.errors, "error"), (result.warnings, "warning"))
+        if count
+    ]
     files = f"{result.files} file{'s' * (result.files != 1)}"
     return f"Found {' and '.join(parts)} in {files}; checked {checked}."
 

@@ -175,7 +175,9 @@ def _is_vocabulary(validator: str, value: Any) -> bool:
 
 
 def suggest(word: str, choices: list[str], what: str) -> str:
-    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    """`did you mean 'x'? allowed ...`: the closest choice (ignoring case first), then all."""
+    close = [c for c in choices if c.lower() == word.lower()]
+    close = close or difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     listed = ", ".join(choices)
     if close:
         return f"did you mean '{close[0]}'? allowed {what}: {listed}"

@@ -50,8 +50,9 @@ Position = tuple[int, int, int, int]
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUE = frozenset({"true", "True", "TRUE"})
 _FALSE = frozenset({"false", "False", "FALSE"})
+# YAML 1.1 read these as booleans. Single letters (y, n) are left out: they are real symbols.
 _YAML11_BOOLEANS = frozenset(
-    w for word in ("yes", "no", "on", "off", "y", "n") for w in (word, word.title(), word.upper())
+    w for word in ("yes", "no", "on", "off") for w in (word, word.title(), word.upper())
 )
 _INT = re.compile(r"[-+]?[0-9]+")
 _OCT = re.compile(r"0o[0-7]+")

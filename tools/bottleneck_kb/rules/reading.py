@@ -57,7 +57,7 @@ emitted(
     "yaml11-boolean",
     _LOADER,
     """
-    Warning: `yes`, `no`, `on`, `off`, `y`, `n` are read as strings (YAML 1.2), not booleans.
+    Warning: `yes`, `no`, `on`, `off` are read as strings (YAML 1.2), not booleans.
 
     Fails: `enabled: yes`
     Passes: `enabled: true` or `answer: "yes"`

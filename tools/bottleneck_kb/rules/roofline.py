@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic, error
-from ..evaluate import EvaluationError, check_failures, describe, evaluate, explain, located
+from ..evaluate import (
+    EvaluationError,
+    check_failures,
+    describe,
+    evaluate,
+    explain,
+    located,
+    work,
+)
 from ..model import Device, Entry
 from . import Context, Scope, rule
 
@@ -27,34 +35,37 @@ def _claimed_devices(entry: Entry, context: Context) -> list[Device]:
 
 @rule(EVALUATION, "evaluates", Scope.ENTRY)
 def evaluates_at_typical(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """The formulas, and each workaround's model, give finite numbers at the typical values
-    on every device the entry names.
+    """The formulas, and each workaround's model, give finite numbers at the typical values,
+    and every device the entry names has a peak for its dtype.
 
-    Fails: `bytes: 2 * N_d - 2 * N_d` (zero bytes), or dtype fp4 on a device without FP4
+    Fails: `bytes: 2 * N_d - 2 * N_d` (zero bytes), or `dtype: fp4` on a device without FP4
     Passes: `bytes: 2 * N_d`
     """
-    if context.formulas is None:
+    formulas = context.formulas
+    if formulas is None:
         return
-    line, col = entry.source.value_at(("arithmetic_intensity",))
-    devices = _claimed_devices(entry, context) or list(context.devices.values())[:1]
-    indices: list[int | None] = [None, *(i for i, w in enumerate(entry.workarounds) if w.model)]
-    for device in devices:
-        for index in indices:
-            try:
-                evaluate(entry, context.formulas, device, workaround=index)
-            except EvaluationError as exc:
-                if exc.where is not None:
-                    problem = located(entry, exc.where, exc)
-                    yield error(
-                        EVALUATION,
-                        problem.path,
-                        problem.line,
-                        problem.col,
-                        f"on {device.id}: {exc.message}",
-                    )
-                else:
-                    yield error(EVALUATION, entry.path, line, col, exc.message)
-                return
+    used = formulas.flops.symbols | formulas.bytes.symbols
+    if any(entry.symbols[name].typical is None for name in used):
+        return  # symbol-has-typical says which
+    for index in [None, *(i for i, w in enumerate(entry.workarounds) if w.model)]:
+        try:
+            work(entry, formulas, workaround=index)
+        except EvaluationError as exc:
+            assert exc.where is not None
+            problem = located(entry, exc.where, exc)
+            yield error(EVALUATION, problem.path, problem.line, problem.col, exc.message)
+    line, col = entry.source.value_at(("arithmetic_intensity", "dtype"))
+    dtype = entry.intensity.dtype
+    for device in _claimed_devices(entry, context):
+        if dtype not in device.peak_flops:
+            yield error(
+                EVALUATION,
+                entry.path,
+                line,
+                col,
+                f"{device.id} has no dense {dtype} peak in the catalog",
+                "use a dtype the devices of hardware_parameters support",
+            )
 
 
 @rule(BOUND_BY, "bound-by-holds", Scope.ENTRY)
