@@ -90,7 +90,7 @@ def evaluate_entry(
         _check(entry, formulas, device, check)
         for check in entry.checks
         for device in devices
-        if device.id in check.on
+        if device.id in check.devices
     ]
     return EntryEvaluation(
         entry=entry,

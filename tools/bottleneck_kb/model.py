@@ -108,7 +108,7 @@ class Workaround:
 class Check:
     claim: str
     overrides: dict[str, float]
-    on: tuple[str, ...]
+    devices: tuple[str, ...]
     bound_by: str | None
     bounds: dict[str, tuple[float | None, float | None]]
     where: Located
@@ -259,7 +259,7 @@ def build_entry(source: Document) -> Entry:
             Check(
                 claim=c["claim"],
                 overrides={k: float(v) for k, v in c.get("set", {}).items()},
-                on=tuple(c["on"]),
+                devices=tuple(c["devices"]),
                 bound_by=c["expect"].get("bound_by"),
                 bounds={
                     name: (bound.get("min"), bound.get("max"))

@@ -41,6 +41,7 @@ TOO_DEEP = "KB010"
 NOT_A_FILE = "KB011"
 BAD_NUMBER = "KB012"
 CONTROL_CHARACTER = "KB013"
+PORTABLE_NUMBER = "KB014"
 
 Pointer = tuple[str | int, ...]
 #: (key line, key col, value line, value col), 1-based; for list items and the root the key
@@ -58,6 +59,8 @@ _INT = re.compile(r"[-+]?[0-9]+")
 _OCT = re.compile(r"0o[0-7]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+# What YAML 1.1 readers (PyYAML, many CI tools) take for a float: a dot, and a signed exponent.
+_YAML11_FLOAT = re.compile(r"[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+][0-9]+)?")
 _SPECIAL_FLOAT = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
 # C0 and C1 controls except tab and newline: escape sequences written in double-quoted
 # strings would otherwise reach a terminal or a rendered page raw.
@@ -446,6 +449,20 @@ class _Builder:
                 f"'{text}' is too large to be a number",
                 "no quantity in this knowledge base is beyond 1e308",
             )
+        if not _YAML11_FLOAT.fullmatch(text):
+            self.warnings.append(
+                Diagnostic(
+                    PORTABLE_NUMBER,
+                    Severity.WARNING,
+                    self.display,
+                    mark.line + 1,
+                    mark.column + 1,
+                    f"'{text}' is a number here (YAML 1.2) but a string to YAML 1.1 readers "
+                    "such as PyYAML",
+                    f"write {_portable(text)}",
+                    fixable=True,
+                )
+            )
         return value
 
     def _check_text(self, text: str, mark: Any) -> None:
@@ -457,6 +474,16 @@ class _Builder:
                 f"control character U+{ord(found.group()):04X} in text",
                 "remove it; escape sequences are not allowed in entries",
             )
+
+
+def _portable(text: str) -> str:
+    """`1e9` -> `1.0e+9`: the same float in a form YAML 1.1 and 1.2 both read as a number."""
+    mantissa, _, exponent = text.lower().partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    if exponent and exponent[0] not in "+-":
+        exponent = "+" + exponent
+    return f"{mantissa}e{exponent}" if exponent else mantissa
 
 
 def _is_plain_string(text: str) -> bool:

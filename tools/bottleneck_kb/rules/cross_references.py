@@ -34,7 +34,7 @@ def _unknown_device(
 
 @rule(UNKNOWN_DEVICE, "known-device", Scope.ENTRY)
 def known_devices(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """Every device an entry names (values_for, checks' on) is a file of hardware/.
+    """Every device an entry names (values_for, checks' devices) is a file of hardware/.
 
     Fails: `values_for: [nvidia-h100]`
     Passes: `values_for: [nvidia-h100-sxm]`
@@ -45,8 +45,8 @@ def known_devices(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             if name not in context.devices:
                 yield _unknown_device(name, where, i, entry, context)
     for check in entry.checks:
-        where = Located(check.where.source, (*check.where.pointer, "on"))
-        for i, name in enumerate(check.on):
+        where = Located(check.where.source, (*check.where.pointer, "devices"))
+        for i, name in enumerate(check.devices):
             if name not in context.devices:
                 yield _unknown_device(name, where, i, entry, context)
 

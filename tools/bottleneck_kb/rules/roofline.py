@@ -107,7 +107,7 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         return
     for check in entry.checks:
         line, col = check.where.at("expect")
-        for device in _devices(entry, context, check.on):
+        for device in _devices(entry, context, check.devices):
             try:
                 result = evaluate(entry, context.formulas, device, check.overrides)
             except EvaluationError:

@@ -1,0 +1,134 @@
+"""The schemas are plain, portable JSON Schema, documented on every property, and the fast
+validator and the reference validator agree on every file we have."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from bottleneck_kb import schemas
+from bottleneck_kb.source import load
+
+from .conftest import FIXTURES, REPOSITORY
+
+KINDS = [schemas.ENTRY, schemas.HARDWARE]
+
+
+def _properties(node: Any, where: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(node, dict):
+        for name, sub in node.get("properties", {}).items():
+            yield f"{where}.{name}", sub
+        for key, value in node.items():
+            yield from _properties(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from _properties(item, f"{where}[{i}]")
+
+
+def _objects(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        if node.get("type") == "object":
+            yield node
+        for value in node.values():
+            yield from _objects(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _objects(item)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_schema_is_valid_draft_2020_12(kind: str) -> None:
+    schema = schemas.schema(kind)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_property_has_a_title_and_a_description(kind: str) -> None:
+    undocumented = [
+        where
+        for where, prop in _properties(schemas.schema(kind))
+        if not prop.get("title") or not prop.get("description")
+    ]
+    assert undocumented == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_object_forbids_additional_properties(kind: str) -> None:
+    objects = list(_objects(schemas.schema(kind)))
+    assert objects
+    assert all(
+        node.get("additionalProperties") is False or "propertyNames" in node for node in objects
+    )
+
+
+def test_every_class_and_bound_by_value_is_documented() -> None:
+    properties = schemas.schema(schemas.ENTRY)["properties"]
+    for field in ("class", "bound_by"):
+        options = properties[field]["oneOf"]
+        assert all(o["title"] and o["description"] and o["const"] for o in options)
+    classes = {o["const"] for o in properties["class"]["oneOf"]}
+    assert {"speculative_draft", "decode_gemm"} <= classes
+    assert {o["const"] for o in properties["bound_by"]["oneOf"]} == {
+        "memory",
+        "compute",
+        "interconnect",
+        "latency",
+        "capacity",
+    }
+
+
+def _repository_documents(folder: str) -> list[Path]:
+    return sorted((REPOSITORY / folder).rglob("*.yaml"))
+
+
+@pytest.mark.parametrize(
+    ("kind", "path"),
+    [(schemas.ENTRY, p) for p in _repository_documents("entries")]
+    + [(schemas.HARDWARE, p) for p in _repository_documents("hardware")],
+    ids=lambda v: v if isinstance(v, str) else v.name,
+)
+def test_repository_files_pass_a_standard_validator(kind: str, path: Path) -> None:
+    """Plain jsonschema on the data PyYAML reads: our schema needs nothing of our loader."""
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    jsonschema.validate(data, schemas.schema(kind), cls=jsonschema.Draft202012Validator)
+
+
+def _all_fixture_documents() -> list[tuple[str, Path]]:
+    cases = []
+    for folder, kind in (
+        ("valid", schemas.ENTRY),
+        ("invalid", schemas.ENTRY),
+        ("hostile", schemas.ENTRY),
+        ("invalid-hardware", schemas.HARDWARE),
+    ):
+        cases += [(kind, p) for p in sorted((FIXTURES / folder).glob("*.yaml"))]
+    return cases
+
+
+def test_fast_and_explaining_validators_agree_on_every_fixture() -> None:
+    """jsonschema-rs says invalid exactly when jsonschema finds errors, so the fast path never
+    changes what a user is told."""
+    compared = 0
+    for kind, path in _all_fixture_documents():
+        document, _ = load(path.read_bytes(), path.name)
+        if document is None:
+            continue
+        fast_says_valid = schemas.is_valid(kind, document.data)
+        explained = schemas.explain(kind, document)
+        assert fast_says_valid == (explained == []), path
+        assert schemas.validate(kind, document) == explained, path
+        compared += 1
+    assert compared >= 30
+
+
+def test_schema_files_are_plain_json() -> None:
+    for kind in KINDS:
+        text = (REPOSITORY / "schema" / f"{kind}.schema.json").read_text(encoding="utf-8")
+        assert json.loads(text) == schemas.schema(kind)
