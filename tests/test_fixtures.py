@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from bottleneck_kb.check import check
 from bottleneck_kb.diagnostics import INTERNAL
 from bottleneck_kb.rules import REGISTRY

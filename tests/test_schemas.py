@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+
 from bottleneck_kb import schemas
 from bottleneck_kb.source import load
 

@@ -1,0 +1,189 @@
+"""The kb command through Click's runner, on real files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from bottleneck_kb import rules
+from bottleneck_kb.cli import main
+from bottleneck_kb.diagnostics import Diagnostic
+
+from .conftest import REPOSITORY
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), env=env or {"GITHUB_ACTIONS": ""})
+
+
+@pytest.fixture
+def broken_root(kb_root: Path) -> Path:
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    entry.write_text(
+        entry.read_text(encoding="utf-8").replace("bound_by: memory", "bound_by: memroy"),
+        encoding="utf-8",
+    )
+    return kb_root
+
+
+def test_check_on_the_repository_is_clean() -> None:
+    result = run("check", "--root", str(REPOSITORY))
+    assert result.exit_code == 0, result.output
+    assert result.output == "All clear: checked 2 entries against 2 devices.\n"
+
+
+def test_check_reports_located_errors_and_exits_1(broken_root: Path) -> None:
+    result = run("check", "--root", str(broken_root))
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "entries/fixtures/minimal.yaml:4:11: KB103 'memroy' is not an allowed bound_by",
+        "    hint: did you mean 'memory'? allowed values: memory, compute, interconnect, "
+        "latency, capacity",
+        "Found 1 error in 1 file; checked 1 entries against 2 devices.",
+    ]
+
+
+def test_json_format(broken_root: Path) -> None:
+    result = run("check", "--root", str(broken_root), "--format", "json")
+    assert result.exit_code == 1
+    document = json.loads(result.output)
+    (diagnostic,) = document["diagnostics"]
+    assert (diagnostic["code"], diagnostic["line"], diagnostic["col"]) == ("KB103", 4, 11)
+    assert document["summary"]["errors"] == 1
+
+
+def test_github_format_is_chosen_by_github_actions(broken_root: Path) -> None:
+    result = run("check", "--root", str(broken_root), env={"GITHUB_ACTIONS": "true"})
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        "::error file=entries/fixtures/minimal.yaml,line=4,col=11,title=KB103::"
+        "'memroy' is not an allowed bound_by%0Adid you mean 'memory'? allowed values: "
+        "memory, compute, interconnect, latency, capacity"
+    )
+
+
+def test_sarif_format(broken_root: Path) -> None:
+    result = run("check", "--root", str(broken_root), "--format", "sarif")
+    document = json.loads(result.output)
+    run_ = document["runs"][0]
+    assert document["version"] == "2.1.0"
+    assert run_["tool"]["driver"]["rules"][0]["id"] == "KB103"
+    region = run_["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 4, "startColumn": 11}
+
+
+def test_check_given_paths_still_uses_the_catalog(kb_root: Path) -> None:
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    result = run("check", "--root", str(kb_root), str(entry))
+    assert result.exit_code == 0
+    assert result.output == "All clear: checked 1 entries against 2 devices.\n"
+
+
+def test_a_missing_path_is_an_error(kb_root: Path) -> None:
+    result = run("check", "--root", str(kb_root), str(kb_root / "entries" / "nope.yaml"))
+    assert result.exit_code == 1
+    assert "entries/nope.yaml:1:1: KB011 no such file or directory" in result.output
+
+
+def test_usage_error_exits_2() -> None:
+    assert run("check", "--format", "xml").exit_code == 2
+    assert run("frobnicate").exit_code == 2
+
+
+def test_internal_error_in_one_file_exits_2_and_keeps_the_others(
+    kb_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def explodes(entry: object, context: object) -> Iterable[Diagnostic]:
+        raise RuntimeError("boom")
+
+    broken = rules.Rule("KB999", "explodes", rules.Scope.ENTRY, "Explodes.", explodes)
+    monkeypatch.setitem(rules.REGISTRY, "KB999", broken)
+    result = run("check", "--root", str(kb_root))
+    assert result.exit_code == 2
+    assert (
+        "entries/fixtures/minimal.yaml:1:1: KB000 internal error while checking this file: "
+        "RuntimeError: boom" in result.output
+    )
+    assert "Traceback" not in result.output
+
+
+def test_eval_table_shows_the_numbers() -> None:
+    result = run("eval", "flops/speculative-quantized-drafter-lm-head", "--root", str(REPOSITORY))
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line for line in result.output.splitlines() if line[:1].isalpha()}
+    assert "1.05 GB" in rows["nvidia-h100-sxm"] and "0.314 ms" in rows["nvidia-h100-sxm"]
+    assert "295 FLOP/B" in rows["nvidia-h100-sxm"]
+    assert "0.198 ms" in rows["amd-instinct-mi300x"] and "247 FLOP/B" in rows["amd-instinct-mi300x"]
+    assert "nvidia-h100-sxm  B in [1, 512]: memory below, compute from B = 79.77" in result.output
+    assert "reported: Halves draft memory traffic" in result.output
+
+
+def test_eval_json_and_overrides() -> None:
+    result = run(
+        "eval",
+        "flops/speculative-draft",
+        "--root",
+        str(REPOSITORY),
+        "--on",
+        "nvidia-h100-sxm",
+        "--set",
+        "k=8",
+        "--format",
+        "json",
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    (row,) = document["results"]
+    assert (row["device"], row["intensity"], row["verdict"]) == ("nvidia-h100-sxm", 8.0, "memory")
+    assert document["intensity_formula"] == "k"
+    assert document["crossovers"]["nvidia-h100-sxm"][0]["symbol"] == "N_d"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--set", "k"], "'k' is not SYMBOL=NUMBER"),
+        (["--set", "K=4"], "did you mean 'k'?"),
+        (["--set", "k=nan"], "'k=nan' is not finite"),
+        (["--on", "h100"], "no device 'h100'"),
+    ],
+)
+def test_eval_bad_arguments_exit_2(args: list[str], message: str) -> None:
+    result = run("eval", "flops/speculative-draft", "--root", str(REPOSITORY), *args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_eval_unknown_entry_exits_1() -> None:
+    result = run("eval", "flops/nope", "--root", str(REPOSITORY))
+    assert result.exit_code == 1
+    assert "cannot evaluate 'flops/nope'" in result.output
+
+
+def test_hardware_lists_ridge_points() -> None:
+    result = run("hardware", "--root", str(REPOSITORY))
+    assert result.exit_code == 0
+    h100 = next(line for line in result.output.splitlines() if line.startswith("nvidia"))
+    assert h100.split() == [
+        "nvidia-h100-sxm",
+        "3.35",
+        "TB/s",
+        "80",
+        "GB",
+        "20.0",
+        "20.0",
+        "148",
+        "295",
+        "295",
+        "591",
+    ]
+
+
+def test_rules_lists_every_code() -> None:
+    result = run("rules")
+    codes = [line.split()[0] for line in result.output.splitlines()]
+    assert codes == sorted(rules.REGISTRY)

@@ -1,0 +1,158 @@
+"""The evaluator against hand-computed numbers (issue: 'Numbers to test against')."""
+
+from __future__ import annotations
+
+import pytest
+
+from bottleneck_kb.evaluate import (
+    EvaluationError,
+    crossover,
+    evaluate,
+    parse_formulas,
+    speedup,
+)
+from bottleneck_kb.evaluation import evaluate_entry
+from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.model import Entry
+
+from .conftest import REPOSITORY
+
+H100 = "nvidia-h100-sxm"
+MI300X = "amd-instinct-mi300x"
+DRAFT = "flops/speculative-draft"
+LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return KnowledgeBase.load(REPOSITORY)
+
+
+def _setup(kb: KnowledgeBase, entry_id: str):  # type: ignore[no-untyped-def]
+    entry = kb.entry(entry_id)
+    assert entry is not None
+    formulas, problems = parse_formulas(entry)
+    assert problems == [] and formulas is not None
+    return entry, formulas
+
+
+def test_ridge_points(kb: KnowledgeBase) -> None:
+    entry, formulas = _setup(kb, DRAFT)
+    h100 = evaluate(entry, formulas, kb.catalog.devices[H100])
+    mi300x = evaluate(entry, formulas, kb.catalog.devices[MI300X])
+    assert h100.ridge == pytest.approx(989.4e12 / 3.35e12)  # 295.34
+    assert round(h100.ridge) == 295
+    assert mi300x.ridge == pytest.approx(1307.4e12 / 5.3e12)  # 246.68
+    assert round(mi300x.ridge) == 247
+
+
+def test_draft_pass_at_k4_is_intensity_4_and_memory_bound(kb: KnowledgeBase) -> None:
+    entry, formulas = _setup(kb, DRAFT)
+    for device in (H100, MI300X):
+        result = evaluate(entry, formulas, kb.catalog.devices[device], {"k": 4})
+        assert result.flops == 2 * 4 * 1.0e9
+        assert result.bytes == 2 * 1.0e9
+        assert result.intensity == 4.0
+        assert result.verdict == "memory"
+        assert result.time == result.memory_time == 2.0e9 / result.bandwidth
+
+
+def test_lm_head_of_a_llama3_8b_sized_target(kb: KnowledgeBase) -> None:
+    entry, formulas = _setup(kb, LM_HEAD)
+    h100 = evaluate(entry, formulas, kb.catalog.devices[H100])
+    mi300x = evaluate(entry, formulas, kb.catalog.devices[MI300X])
+    weights = 4096 * 128256 * 2
+    activations = 2 * 1 * 4 * (4096 + 128256)
+    assert h100.bytes == weights + activations == 1_051_731_968
+    assert h100.flops == 2 * 1 * 4 * 4096 * 128256
+    assert h100.time == pytest.approx(1_051_731_968 / 3.35e12)
+    assert f"{h100.time * 1e3:.3f}" == "0.314"
+    assert f"{mi300x.time * 1e3:.3f}" == "0.198"
+
+
+def test_workaround_models(kb: KnowledgeBase) -> None:
+    entry, formulas = _setup(kb, LM_HEAD)
+    device = kb.catalog.devices[H100]
+    base = evaluate(entry, formulas, device)
+    titles = [w.title for w in entry.workarounds]
+    low_rank = evaluate(
+        entry, formulas, device, workaround=titles.index("Low-rank drafter LM-head (SlimSpec)")
+    )
+    mxfp4 = evaluate(
+        entry, formulas, device, workaround=titles.index("Quantized drafts (ML-SpecQD)")
+    )
+    # MXFP4: 4 bits plus one 8-bit scale per 32 weights = 4.25 bits a weight.
+    assert mxfp4.bytes == 4096 * 128256 * 4.25 / 8 + 2 * 4 * (4096 + 128256)
+    assert base.bytes / mxfp4.bytes == pytest.approx(3.755, abs=1e-3)
+    # rank d/8 = 512: (d*r + r*V) weights in bf16.
+    assert low_rank.bytes == (4096 * 512 + 512 * 128256) * 2 + 2 * 4 * (4096 + 512 + 128256)
+    assert base.bytes / low_rank.bytes == pytest.approx(7.70, abs=5e-3)
+    assert speedup(base, low_rank) == pytest.approx(base.bytes / low_rank.bytes)
+
+
+def test_overrides_beat_typical_and_workaround_settings_beat_overrides(kb: KnowledgeBase) -> None:
+    entry, formulas = _setup(kb, LM_HEAD)
+    device = kb.catalog.devices[H100]
+    quantized = [w.title for w in entry.workarounds].index("Quantized drafts (ML-SpecQD)")
+    result = evaluate(entry, formulas, device, {"q": 8, "B": 2}, workaround=quantized)
+    assert result.values["q"] == 4
+    assert result.values["B"] == 2
+
+
+def test_lm_head_batch_crossover(kb: KnowledgeBase) -> None:
+    entry, formulas = _setup(kb, LM_HEAD)
+    found = {}
+    for k in (1, 4, 8):
+        for device in (H100, MI300X):
+            c = crossover(entry, formulas, kb.catalog.devices[device], "B", {"k": k})
+            assert c is not None and c.at is not None
+            assert (c.below, c.above) == ("memory", "compute")
+            found[k, device] = c.at
+    # intensity = 2Bk dV / (dV*2 + 2Bk(d+V)) = ridge  =>  Bk = ridge*dV / (dV - ridge*(d+V))
+    d, v = 4096, 128256
+    for (k, device), at in found.items():
+        ridge = evaluate(entry, formulas, kb.catalog.devices[device]).ridge
+        assert at == pytest.approx(ridge * d * v / (d * v - ridge * (d + v)) / k, rel=1e-9)
+    assert round(found[4, H100], 1) == 79.8
+    assert round(found[8, MI300X]) == 33
+
+
+def test_no_crossover_in_range(kb: KnowledgeBase) -> None:
+    entry, formulas = _setup(kb, DRAFT)
+    c = crossover(entry, formulas, kb.catalog.devices[H100], "k")
+    assert c is not None
+    assert (c.at, c.below, c.range) == (None, "memory", (1.0, 16.0))
+    assert crossover(entry, formulas, kb.catalog.devices[H100], "D") is not None
+
+
+def test_symbolic_intensity_of_the_draft_pass_is_k(kb: KnowledgeBase) -> None:
+    entry, formulas = _setup(kb, DRAFT)
+    evaluation = evaluate_entry(entry, formulas, list(kb.catalog.devices.values()))
+    assert evaluation.intensity == "k"
+    assert all(c.passed for c in evaluation.checks)
+    assert len(evaluation.checks) == 2
+
+
+def test_every_check_of_the_seed_entries_passes(kb: KnowledgeBase) -> None:
+    entry, formulas = _setup(kb, LM_HEAD)
+    evaluation = evaluate_entry(entry, formulas, list(kb.catalog.devices.values()))
+    assert [c.passed for c in evaluation.checks] == [True] * 7
+
+
+def test_a_missing_typical_value_is_named(kb: KnowledgeBase) -> None:
+    entry, formulas = _setup(kb, DRAFT)
+    stripped = Entry(
+        **{  # a copy whose k has no typical value
+            **{f: getattr(entry, f) for f in Entry.__dataclass_fields__},
+            "scales_with": tuple(
+                s
+                if s.symbol != "k"
+                else type(s)(
+                    **{**{f: getattr(s, f) for f in type(s).__dataclass_fields__}, "typical": None}
+                )
+                for s in entry.scales_with
+            ),
+        }
+    )
+    with pytest.raises(EvaluationError, match="symbol `k` has no typical value"):
+        evaluate(stripped, formulas, kb.catalog.devices[H100])

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import pytest
+
+from bottleneck_kb.quantity import (
+    Dimension,
+    QuantityError,
+    format_ratio,
+    format_seconds,
+    format_si,
+    parse,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "dimension", "value"),
+    [
+        ("3.35 TB/s", Dimension.BANDWIDTH, 3.35e12),
+        ("5.3TB/s", Dimension.BANDWIDTH, 5.3e12),
+        ("900 GB/s", Dimension.BANDWIDTH, 9.0e11),
+        ("989.4 TFLOP/s", Dimension.FLOP_RATE, 9.894e14),
+        ("2.6149 PFLOP/s", Dimension.FLOP_RATE, 2.6149e15),
+        ("80 GB", Dimension.BYTES, 8.0e10),
+        ("80 GiB", Dimension.BYTES, 80 * 2**30),
+        ("0.3 ms", Dimension.TIME, 3.0e-4),
+    ],
+)
+def test_parses_to_base_units(text: str, dimension: Dimension, value: float) -> None:
+    assert parse(text, dimension).value == pytest.approx(value, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("text", "dimension", "message"),
+    [
+        ("3.35 TFLOP/s", Dimension.BANDWIDTH, "'TFLOP/s' is not bytes per time"),
+        ("80 GB/s", Dimension.BYTES, "'GB/s' is not bytes"),
+        ("3.35 XB/s", Dimension.BANDWIDTH, "unknown unit 'XB/s'"),
+        ("fast", Dimension.BANDWIDTH, "'fast' is not a number followed by a unit"),
+        ("2**64 B", Dimension.BYTES, "is not a number followed by a unit"),
+        ("0 B", Dimension.BYTES, "is not a positive finite quantity"),
+    ],
+)
+def test_rejects_with_a_reason(text: str, dimension: Dimension, message: str) -> None:
+    with pytest.raises(QuantityError) as raised:
+        parse(text, dimension)
+    assert message in raised.value.message
+
+
+def test_resolution_follows_the_written_digits() -> None:
+    written = parse("3.4 TB/s", Dimension.BANDWIDTH)
+    assert written.resolution == pytest.approx(0.05e12)
+    assert written.agrees_with(3.35e12)
+    assert not written.agrees_with(3.3e12)
+    assert parse("3.35 TB/s", Dimension.BANDWIDTH).agrees_with(3.35e12)
+    assert not parse("3.35 TB/s", Dimension.BANDWIDTH).agrees_with(5.3e12)
+
+
+def test_formatting() -> None:
+    assert format_si(1.0506e9, "B") == "1.05 GB"
+    assert format_si(3.35e12, "B/s") == "3.35 TB/s"
+    assert format_ratio(295.34) == "295"
+    assert format_ratio(4.0) == "4.0"
+    assert format_seconds(3.1395e-4) == "0.314 ms"
+    assert format_seconds(4.2477e-6) == "4.25 µs"
