@@ -14,6 +14,9 @@ import warnings
 from fractions import Fraction
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
 from bottleneck_kb.formula import (
     FUNCTIONS,
     MAX_DEPTH,
@@ -23,8 +26,6 @@ from bottleneck_kb.formula import (
     evaluate,
     parse,
 )
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
 
 DECLARED = frozenset({"k", "d", "V", "q", "s", "N_d", "B"})
 

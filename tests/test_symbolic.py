@@ -7,10 +7,11 @@ import time
 
 import pytest
 import sympy
-from bottleneck_kb.formula import FormulaError, evaluate, parse
-from bottleneck_kb.symbolic import intensity, to_latex, to_mathml, to_sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from bottleneck_kb.formula import FormulaError, evaluate, parse
+from bottleneck_kb.symbolic import intensity, to_latex, to_mathml, to_sympy
 
 DECLARED = frozenset({"k", "d", "V", "q", "s", "N_d", "B"})
 k, d, V, q, s, N_d, B = (

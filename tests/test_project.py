@@ -1,0 +1,53 @@
+"""The repository as a whole: lint-clean, the site builds, the README's commands are CI's."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import REPOSITORY
+
+BIN = Path(sys.executable).parent
+
+
+def test_ruff_is_clean() -> None:
+    lint = subprocess.run(
+        [BIN / "ruff", "check", "--no-cache", "."],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert lint.returncode == 0, lint.stdout
+    formatted = subprocess.run(
+        [BIN / "ruff", "format", "--check", "--no-cache", "tools"],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert formatted.returncode == 0, formatted.stdout
+
+
+def test_mkdocs_site_builds(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build = subprocess.run(
+        [BIN / "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert build.returncode == 0, build.stderr
+    assert "Contributing an entry" in (out / "contributing" / "index.html").read_text("utf-8")
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    readme = (REPOSITORY / "README.md").read_text(encoding="utf-8")
+    ci = (REPOSITORY / ".ci" / "run").read_text(encoding="utf-8")
+    command = next(line for line in ci.splitlines() if line.startswith("python3 -m venv"))
+    assert f"\n{command}\n" in readme
+    assert "pytest" in command
+    assert shutil.which("python3") is not None
