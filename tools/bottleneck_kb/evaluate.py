@@ -101,11 +101,9 @@ class Crossover:
 def located(
     entry: Entry, where: Formula, exc: formula.FormulaError | EvaluationError
 ) -> Diagnostic:
-    """A formula problem at the column inside the formula where it is, when on one line."""
-    line, col = where.where.at()
-    offset = exc.offset if "\n" not in where.text else 0
-    hint = getattr(exc, "hint", None)
-    return error(FORMULA, entry.path, line, col + offset, exc.message, hint)
+    """A formula problem at the line and column inside the formula where it is."""
+    line, col = where.where.source.offset_at(where.where.pointer, exc.offset)
+    return error(FORMULA, entry.path, line, col, exc.message, getattr(exc, "hint", None))
 
 
 def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:

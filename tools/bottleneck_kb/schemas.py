@@ -155,7 +155,30 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
             problem.schema.get("description") or _parent_description(problem),
         )
         return
+    sizes = _SIZE_MESSAGES.get(validator)
+    if sizes is not None:
+        unit = (
+            "characters"
+            if validator.endswith("Length")
+            else ("keys" if validator.endswith("Properties") else "items")
+        )
+        yield located(
+            BAD_FORM,
+            at_value,
+            f"{subject} {sizes} {value} {unit} (it has {len(problem.instance):,})",
+        )
+        return
     yield located(BAD_FORM, at_value, f"{subject}: {_clean(problem.message)}")
+
+
+_SIZE_MESSAGES = {
+    "maxLength": "is too long: at most",
+    "minLength": "is too short: at least",
+    "maxItems": "has too many items: at most",
+    "minItems": "has too few items: at least",
+    "maxProperties": "has too many keys: at most",
+    "minProperties": "has too few keys: at least",
+}
 
 
 def _name(pointer: tuple[Any, ...]) -> str:

@@ -102,9 +102,9 @@ def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
                 "write one value per device of values_for, in order, joined by ' vs '",
             )
             continue
-        single_line = "\n" not in text
+        pointer = (*parameter.where.pointer, "magnitude")
         for (offset, piece), device_id in zip(pieces, parameter.values_for, strict=True):
-            at_col = col + offset if single_line else col
+            line, at_col = parameter.where.source.offset_at(pointer, offset)
             device = context.devices.get(device_id)
             if device is None:
                 continue  # reported by known-device

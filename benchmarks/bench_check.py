@@ -1,0 +1,166 @@
+"""Benchmark `kb check` against the YAML-parsing floor and check-jsonschema, as ratios.
+
+Run from the repository root, after `pip install -e '.[test,bench]'`:
+
+    .venv/bin/python benchmarks/bench_check.py            # N = 1,000 and 10,000
+    .venv/bin/python benchmarks/bench_check.py --sizes 1000 --repeat 3
+
+Every figure is a median of --repeat runs of a fresh process, measured in the same run as
+the figures it is compared with, because the machines are shared and noisy: the ratios are
+the result, the seconds only context. Peak memory is the largest sum of resident memory over
+the process and its children, sampled from /proc every 5 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synthetic import make_knowledge_base
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+FLOOR = """
+import sys, pathlib, yaml
+for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.yaml")):
+    with open(path, "rb") as handle:
+        yaml.load(handle.read(), Loader=yaml.CSafeLoader)
+"""
+
+TARGETS = {
+    "kb check / floor": ("<=", 0.6),
+    "check-jsonschema / kb check": (">=", 15.0),
+    "kb --help / import click": ("<=", 1.5),
+}
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of `pid` and all its descendants."""
+    total = 0
+    stack = [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            with open(f"/proc/{current}/status", encoding="ascii") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children", encoding="ascii") as kids:
+                    stack.extend(int(k) for k in kids.read().split())
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return total
+
+
+def measure(command: list[str], cwd: Path) -> tuple[float, int, int]:
+    """(wall seconds, peak tree RSS bytes, exit code) of one run."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, _tree_rss(process.pid))
+        time.sleep(0.005)
+    wall = time.perf_counter() - start
+    if process.returncode not in (0, 1):
+        raise SystemExit(f"{command} failed: {process.stderr.read().decode()[-2000:]}")
+    return wall, peak, process.returncode
+
+
+def median_run(command: list[str], cwd: Path, repeat: int) -> tuple[float, int]:
+    runs = [measure(command, cwd) for _ in range(repeat)]
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def report(name: str, value: float) -> str:
+    if name not in TARGETS:
+        return ""
+    sense, bound = TARGETS[name]
+    ok = value <= bound if sense == "<=" else value >= bound
+    return f"   target {sense} {bound}: {'met' if ok else 'MISSED'}"
+
+
+def bench_size(count: int, repeat: int, competitor_repeat: int, root: Path) -> dict[str, float]:
+    base = make_knowledge_base(root / f"kb-{count}", count, REPOSITORY)
+    files = sorted(str(p) for p in (base / "entries").rglob("*.yaml"))
+    kb = str(BIN / "kb")
+    code = measure([kb, "check"], base)[2]
+    if code != 0:
+        raise SystemExit(f"the synthetic knowledge base does not check clean (exit {code})")
+    check_time, check_peak = median_run([kb, "check"], base, repeat)
+    floor_time, _ = median_run([sys.executable, "-c", FLOOR, "entries"], base, repeat)
+    single_time, _ = median_run([kb, "check", "--jobs", "1"], base, repeat)
+    changed = base / files[len(files) // 2]
+    changed.write_text(changed.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    one_time, _ = median_run([kb, "check", str(changed)], base, repeat)
+    competitor = [
+        str(BIN / "check-jsonschema"),
+        "--schemafile",
+        str(REPOSITORY / "schema" / "entry.schema.json"),
+        *files,
+    ]
+    competitor_time, _ = median_run(competitor, base, competitor_repeat)
+    print(f"\nN = {count:,} entries ({repeat} runs each; check-jsonschema {competitor_repeat})")
+    memory = "met" if check_peak < 300 * 2**20 else "MISSED"
+    print(
+        f"  kb check (default jobs)          {check_time:8.2f} s   "
+        f"peak {check_peak / 2**20:6.0f} MB   target < 300 MB: {memory}"
+    )
+    print(f"  kb check --jobs 1                {single_time:8.2f} s")
+    print(f"  floor (yaml.load CSafeLoader)    {floor_time:8.2f} s")
+    print(f"  check-jsonschema                 {competitor_time:8.2f} s")
+    print(
+        f"  kb check, one changed entry      {one_time:8.3f} s"
+        f"   target < 0.6 s: {'met' if one_time < 0.6 else 'MISSED'}"
+    )
+    ratios = {
+        "kb check / floor": check_time / floor_time,
+        "kb check --jobs 1 / floor": single_time / floor_time,
+        "check-jsonschema / kb check": competitor_time / check_time,
+    }
+    for name, value in ratios.items():
+        print(f"  {name:<32} {value:8.2f}x{report(name, value)}")
+    return ratios
+
+
+def bench_startup(repeat: int) -> None:
+    help_time, _ = median_run([str(BIN / "kb"), "--help"], REPOSITORY, repeat)
+    click_time, _ = median_run([sys.executable, "-c", "import click"], REPOSITORY, repeat)
+    ratio = help_time / click_time
+    print("\nStart-up")
+    print(f"  kb --help                        {help_time * 1000:8.1f} ms")
+    print(f"  python -c 'import click'         {click_time * 1000:8.1f} ms")
+    name = "kb --help / import click"
+    print(f"  {name:<32} {ratio:8.2f}x{report(name, ratio)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--competitor-repeat",
+        type=int,
+        default=None,
+        help="runs of check-jsonschema [default: --repeat at N <= 1000, else 1]",
+    )
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}")
+    bench_startup(max(10, args.repeat))
+    with tempfile.TemporaryDirectory() as scratch:
+        for count in args.sizes:
+            competitor_repeat = args.competitor_repeat or (args.repeat if count <= 1000 else 1)
+            bench_size(count, args.repeat, competitor_repeat, Path(scratch))
+
+
+if __name__ == "__main__":
+    main()

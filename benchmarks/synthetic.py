@@ -1,0 +1,132 @@
+"""Synthetic, valid, varied entries for benchmarks: a knowledge base of any size.
+
+Entries differ in namespace, symbols, formulas (drawn from templates over the symbols they
+declare), workarounds with and without models, references and checks, so that every stage of
+`kb check` does the work it does on real entries. Deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+NAMESPACES = ["flops", "memory", "comm", "attention", "moe", "kv", "sampling", "prefill"]
+
+# (flops, bytes) templates over symbols a..e; all memory-bound at the typical values below.
+TEMPLATES = [
+    ("2 * a * b", "2 * b"),
+    ("2 * a * b * c", "b * c * (d + 1) / 8 + 2 * a * (b + c)"),
+    ("4 * a * b * c", "2 * b * c + 2 * a * b"),
+    ("2 * a * (b * c + c * d)", "(b * c + c * d) * 2"),
+    ("a * b * log2(c)", "max(b * 4, c)"),
+    ("2 * a * b * min(c, d)", "2 * b * min(c, d) + a"),
+    ("sqrt(a) * b * c", "b * c + ceil(a / 2) * 64"),
+]
+
+SYMBOLS = [
+    # name, description, typical, range
+    ("batch_rows", "Rows of the GEMM: batch times positions.", 4, (1, 64)),
+    ("weights", "Parameters streamed per step.", 1.0e9, (1.0e7, 1.0e10)),
+    ("hidden", "Hidden size.", 4096, (1024, 16384)),
+    ("bits", "Bits per weight.", 16, (4, 16)),
+    ("context", "Tokens of context.", 4096, (128, 131072)),
+]
+
+
+def entry_text(index: int, rng: random.Random) -> tuple[str, str]:
+    """(relative path, YAML text) of one synthetic entry."""
+    namespace = NAMESPACES[index % len(NAMESPACES)]
+    slug = f"synthetic-{index:05d}"
+    flops, bytes_ = TEMPLATES[rng.randrange(len(TEMPLATES))]
+    symbols = ["a", "b", "c", "d", "e"]
+    lines = [
+        "# yaml-language-server: $schema=../../schema/entry.schema.json",
+        f"id: {namespace}/{slug}",
+        f'title: "Synthetic bottleneck {index}: {namespace} kernel variant {rng.randrange(1000)}"',
+        f"class: {rng.choice(['decode_gemm', 'speculative_draft', 'attention_decode'])}",
+        "bound_by: memory",
+        "arithmetic_intensity:",
+        "  summary: >-",
+        f"    Synthetic entry {index}. The kernel streams its operands once per step and does",
+        "    a handful of FLOPs per byte, far below any device's ridge point. This paragraph",
+        "    stands in for the Markdown prose a real entry carries: how the FLOPs and bytes",
+        "    arise, which operand is re-read and which stays on chip, what the intensity means",
+        "    for the verdict and how it moves as the batch, the hidden size or the bit width",
+        "    change. Real summaries cite the papers they draw on and name the model sizes and",
+        "    vocabularies they assume, so they run to several hundred words of Markdown.",
+        f"  flops: {flops}",
+        f"  bytes: {bytes_}",
+        "  dtype: bf16",
+        "scales_with:",
+    ]
+    for symbol, (name, description, typical, (lo, hi)) in zip(symbols, SYMBOLS, strict=True):
+        lines += [
+            f"  - name: {name}_{symbol}",
+            f"    symbol: {symbol}",
+            f'    description: "{description}"',
+            f"    typical: {_number(typical)}",
+            f"    range: [{_number(lo)}, {_number(hi)}]",
+        ]
+    lines += [
+        "hardware_parameters:",
+        "  - parameter: memory_bandwidth",
+        "    effect: Streaming the operands sets the time at low batch.",
+        "    values_for: [nvidia-h100-sxm, amd-instinct-mi300x]",
+        "    magnitude: 3.35 TB/s vs 5.3 TB/s",
+        "    basis: datasheet",
+        "workarounds:",
+    ]
+    for w in range(rng.randrange(1, 4)):
+        lines += [
+            f"  - title: Workaround {w} of entry {index}",
+            "    description: >-",
+            "      Cut the bytes streamed per step, at some cost in accuracy or complexity; the",
+            "      description says what is traded, where it pays and where it does not.",
+        ]
+        if rng.random() < 0.6:
+            lines += ["    model:", f"      set: {{d: {rng.choice([4, 8])}}}"]
+            lines += [f"    reported: About {rng.randrange(2, 5)}x lower latency."]
+        lines += [
+            "    references:",
+            f"      - title: Paper {index}-{w}",
+            f'        arxiv: "{2300 + rng.randrange(300)}.{rng.randrange(10000, 99999)}"',
+        ]
+    lines += [
+        "checks:",
+        "  - claim: Memory-bound at the typical values.",
+        "    devices: [nvidia-h100-sxm, amd-instinct-mi300x]",
+        "    expect:",
+        "      bound_by: memory",
+        "references:",
+        f"  - title: Source {index}",
+        f"    url: https://example.org/papers/{index}",
+        "notes: >-",
+        f"  Notes of entry {index}: design consequences and traps, in Markdown. Where the",
+        "  roofline and a source disagree the notes say so with the numbers; where a vendor",
+        "  publishes only sparse figures they say which dense figure was used instead, and",
+        "  where a speedup is quoted without its acceptance rate they say it is incomplete.",
+    ]
+    return f"entries/{namespace}/{slug}.yaml", "\n".join(lines) + "\n"
+
+
+def _number(value: float) -> str:
+    return (
+        str(int(value))
+        if value == int(value) and value < 1e6
+        else f"{value:.1e}".replace("e+0", "e+")
+    )
+
+
+def make_knowledge_base(target: Path, count: int, repository: Path, seed: int = 0) -> Path:
+    """A knowledge base at `target`: the repository's schema and hardware, `count` entries."""
+    rng = random.Random(seed)
+    target.mkdir(parents=True, exist_ok=True)
+    for folder in ("schema", "hardware"):
+        shutil.copytree(repository / folder, target / folder, dirs_exist_ok=True)
+    for index in range(count):
+        relative, text = entry_text(index, rng)
+        path = target / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return target
