@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from . import formula
 from .diagnostics import Diagnostic, error
@@ -36,11 +37,18 @@ class EvaluationError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Formulas:
-    """An entry's formulas, parsed once: the base pair and each workaround's replacements."""
+    """An entry's formulas, parsed once: the base pair and each workaround's replacements.
+
+    `worked` remembers the FLOPs and bytes at each assignment asked for, because several
+    rules and every device ask for the same ones.
+    """
 
     flops: formula.Formula
     bytes: formula.Formula
     workaround: tuple[tuple[formula.Formula | None, formula.Formula | None], ...]
+    worked: dict[tuple[tuple[tuple[str, float], ...], int | None], Work] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,14 +116,14 @@ def located(
 
 def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
     """Parse every formula of `entry` against its declared symbols; located errors if any fail."""
-    declared = list(entry.symbols)
+    declared = frozenset(entry.symbols)
     problems: list[Diagnostic] = []
 
     def parse(where: Formula | None) -> formula.Formula | None:
         if where is None:
             return None
         try:
-            return formula.parse(where.text, declared)
+            return _parse(where.text, declared)
         except formula.FormulaError as exc:
             problems.append(located(entry, where, exc))
             return None
@@ -129,6 +137,12 @@ def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
     if problems or flops is None or bytes_ is None:
         return None, problems
     return Formulas(flops, bytes_, workaround), []
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str, declared: frozenset[str]) -> formula.Formula:
+    """Formulas recur across entries (`2 * N_d`); a parsed Formula is immutable, so share it."""
+    return formula.parse(text, declared)
 
 
 def assignment(entry: Entry, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
@@ -168,6 +182,19 @@ def work(
     workaround: int | None = None,
 ) -> Work:
     """The entry's (or one of its workarounds', by index) FLOPs and bytes at an assignment."""
+    key = (tuple(sorted((overrides or {}).items())), workaround)
+    done = formulas.worked.get(key)
+    if done is None:
+        done = formulas.worked[key] = _work(entry, formulas, overrides, workaround)
+    return done
+
+
+def _work(
+    entry: Entry,
+    formulas: Formulas,
+    overrides: Mapping[str, float] | None,
+    workaround: int | None,
+) -> Work:
     values = assignment(entry, overrides)
     flops_source, bytes_source = entry.intensity.flops, entry.intensity.bytes
     flops_parsed, bytes_parsed = formulas.flops, formulas.bytes
@@ -296,13 +323,14 @@ def explain(result: Result, at: str) -> str:
 def check_failures(check: Check, result: Result, formulas: Formulas) -> list[str]:
     """What of the check's expectation `result` does not meet, each said with both sides;
     [] when the check holds."""
-    at = describe(result.values, formulas)
     failures = []
     if check.bound_by is not None and result.verdict != check.bound_by:
+        at = describe(result.values, formulas)
         failures.append(f"expected {check.bound_by} {explain(result, at)}: FAIL")
     for name, (low, high) in check.bounds.items():
         value = result.quantity(name)
         if (low is not None and value < low) or (high is not None and value > high):
+            at = describe(result.values, formulas)
             failures.append(
                 f"expected {name} {_expected(name, low, high)} on {result.device} at {at}, "
                 f"got {_show(name, value)}: FAIL"

@@ -451,7 +451,7 @@ def _bind(formula: Formula, name: str, values: Mapping[str, float]) -> float:
     raw = values[name]
     # numbers.Real admits int, float, Fraction and numpy scalars; bool is excluded because a
     # True/False there is a bug in the caller, not a quantity.
-    if isinstance(raw, bool) or not isinstance(raw, Real):
+    if type(raw) is not float and (isinstance(raw, bool) or not isinstance(raw, Real)):
         raise fail(f"value of `{name}` is not a real number: {raw!r}")
     try:
         value = float(raw)

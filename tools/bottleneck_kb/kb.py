@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,10 +19,11 @@ SUFFIX = ".yaml"
 
 def display_path(path: Path, root: Path) -> str:
     """The path as the user should see it: relative to the root when inside it."""
-    try:
-        return path.absolute().relative_to(root.absolute()).as_posix()
-    except ValueError:
-        return path.as_posix()
+    absolute = os.path.abspath(path)
+    base = os.path.abspath(root)
+    if absolute.startswith(base + os.sep):
+        return Path(absolute[len(base) + 1 :]).as_posix()
+    return path.as_posix()
 
 
 def discover(root: Path, folder: str) -> list[Path]:

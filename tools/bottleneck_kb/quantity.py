@@ -122,8 +122,12 @@ _EXAMPLES = {
 }
 
 
+@cache
 def parse(text: str, dimension: Dimension) -> Measure:
-    """`text` in the base unit of `dimension`; QuantityError says what is wrong."""
+    """`text` in the base unit of `dimension`; QuantityError says what is wrong.
+
+    Cached: a knowledge base quotes the same few figures ("3.35 TB/s") in entry after entry.
+    """
     match = _QUANTITY.fullmatch(text)
     if match is None:
         raise QuantityError(

@@ -47,9 +47,6 @@ CONTROL_CHARACTER = "KB013"
 PORTABLE_NUMBER = "KB014"
 
 Pointer = tuple[str | int, ...]
-#: (key line, key col, value line, value col), 1-based; for list items and the root the key
-#: position is the value position.
-Position = tuple[int, int, int, int]
 
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUE = frozenset({"true", "True", "TRUE"})
@@ -58,6 +55,7 @@ _FALSE = frozenset({"false", "False", "FALSE"})
 _YAML11_BOOLEANS = frozenset(
     w for word in ("yes", "no", "on", "off") for w in (word, word.title(), word.upper())
 )
+_RESERVED = _NULL | _TRUE | _FALSE | _YAML11_BOOLEANS
 _INT = re.compile(r"[-+]?[0-9]+")
 _OCT = re.compile(r"0o[0-7]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
@@ -75,22 +73,24 @@ _INVISIBLE = re.compile("[\x85\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    """A file's data and where each part of it was written."""
+    """A file's data, and the node tree it was built from, which knows where each part of it
+    was written. Positions are looked up only when asked for: nearly every value of nearly
+    every file is never reported, and recording them all would cost more than parsing."""
 
     path: str
     data: dict[str, Any]
-    positions: dict[Pointer, Position]
+    root: Any = field(repr=False, compare=False)
     text: str = field(default="", repr=False, compare=False)
 
     def value_at(self, pointer: Pointer) -> tuple[int, int]:
         """Line and column of the value at `pointer`, or of its nearest written ancestor."""
-        position = self._nearest(pointer)
-        return position[2], position[3]
+        _, value = self._nodes(pointer)
+        return value.start_mark.line + 1, _content_column(value)
 
     def key_at(self, pointer: Pointer) -> tuple[int, int]:
         """Line and column of the key that introduces `pointer` (the item, for list items)."""
-        position = self._nearest(pointer)
-        return position[0], position[1]
+        key, _ = self._nodes(pointer)
+        return key.start_mark.line + 1, key.start_mark.column + 1
 
     def offset_at(self, pointer: Pointer, offset: int) -> tuple[int, int]:
         """Line and column of the `offset`-th character of the string at `pointer`, counted in
@@ -98,10 +98,22 @@ class Document:
         line, col = self.value_at(pointer)
         return _source_position(self.text, line, col, offset)
 
-    def _nearest(self, pointer: Pointer) -> Position:
-        while pointer and pointer not in self.positions:
-            pointer = pointer[:-1]
-        return self.positions.get(pointer, (1, 1, 1, 1))
+    def _nodes(self, pointer: Pointer) -> tuple[Any, Any]:
+        """(key node, value node) at `pointer`, stopping at the deepest part that exists."""
+        key = value = self.root
+        for part in pointer:
+            if type(value) is yaml.MappingNode:
+                found = next((pair for pair in value.value if pair[0].value == part), None)
+                if found is None:
+                    break
+                key, value = found
+            elif type(value) is yaml.SequenceNode and isinstance(part, int):
+                if not 0 <= part < len(value.value):
+                    break
+                key = value = value.value[part]
+            else:
+                break
+        return key, value
 
 
 class _Stop(Exception):
@@ -171,7 +183,7 @@ def load(raw: bytes, display: str) -> tuple[Document | None, list[Diagnostic]]:
         data = builder.build()
     except _Stop as stop:
         return None, [stop.diagnostic]
-    return Document(display, data, builder.positions, text), builder.warnings
+    return Document(display, data, builder.root, text), builder.warnings
 
 
 def _decode(raw: bytes, display: str) -> str:
@@ -232,21 +244,20 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
 
 # Where an anchor (&a) or alias (*a) could start a node: at a line start, after white space,
 # or after a flow indicator or a colon. A match only means "look closer".
-_MAYBE_ANCHOR = re.compile(r"(?:^|[\s\[\{,:])[&*][^\s]")
+_MAYBE_ANCHOR = re.compile(r"[&*][^\s]")
+_NODE_START_BEFORE = frozenset(" \t\r\n[{,:")
 
 
 class _Composer(CParser):  # type: ignore[misc]
     """libyaml's composer with a resolver that resolves nothing: a node's tag is "" unless the
     user wrote one, and the builder types plain scalars itself (YAML 1.2)."""
 
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        return ""
-
-    def descend_resolver(self, parent: Any, index: Any) -> None:
-        pass
-
-    def ascend_resolver(self) -> None:
-        pass
+    # The composer calls these three for every node. `"".format` takes any arguments and
+    # returns "" without a Python frame: a builtin method is not a descriptor, so it is not
+    # bound to the instance. This is a tenth of the composing time.
+    resolve = "".format
+    descend_resolver = "".format
+    ascend_resolver = "".format
 
 
 class _Builder:
@@ -255,7 +266,7 @@ class _Builder:
     def __init__(self, display: str, text: str) -> None:
         self.display = display
         self.text = text
-        self.positions: dict[Pointer, Position] = {}
+        self.root: Any = None
         self.warnings: list[Diagnostic] = []
         self.nodes = 0
 
@@ -323,7 +334,10 @@ class _Builder:
 
     def build(self) -> dict[str, Any]:
         text = self.text
-        if _MAYBE_ANCHOR.search(text):
+        if any(
+            m.start() == 0 or text[m.start() - 1] in _NODE_START_BEFORE
+            for m in _MAYBE_ANCHOR.finditer(text)
+        ):
             self._refuse_anchors(text)
         composer = _Composer(text)
         try:
@@ -344,9 +358,8 @@ class _Builder:
             raise _Stop(
                 error(EMPTY, self.display, 1, 1, "file is empty", "an entry is a YAML mapping")
             )
-        line, col = root.start_mark.line + 1, root.start_mark.column + 1
-        self.positions[()] = (line, col, line, col)
-        data = self._node(root, (), 0)
+        self.root = root
+        data = self._node(root, 0)
         if not isinstance(data, dict):
             kind = "a list" if isinstance(data, list) else f"a {type(data).__name__}"
             mark = root.start_mark
@@ -361,15 +374,11 @@ class _Builder:
             )
         return data
 
-    def _node(self, node: Any, pointer: Pointer, depth: int) -> Any:
-        self.nodes += 1
-        mark = node.start_mark
-        if self.nodes > MAX_NODES:
-            raise self._stop(TOO_LARGE, mark, f"more than {MAX_NODES:,} values")
+    def _node(self, node: Any, depth: int) -> Any:
         if node.tag:
             raise self._stop(
                 TAG,
-                mark,
+                node.start_mark,
                 f"tag '{node.tag}' is not allowed",
                 "remove the tag; values are plain strings, numbers and lists",
             )
@@ -377,38 +386,37 @@ class _Builder:
         if kind is yaml.ScalarNode:
             return self._scalar(node)
         if depth >= MAX_DEPTH:
-            raise self._stop(TOO_DEEP, mark, f"nesting deeper than {MAX_DEPTH} levels")
-        positions = self.positions
+            raise self._stop(TOO_DEEP, node.start_mark, f"nesting deeper than {MAX_DEPTH} levels")
+        children = node.value
+        self.nodes += len(children)
+        if self.nodes > MAX_NODES:
+            raise self._stop(TOO_LARGE, node.start_mark, f"more than {MAX_NODES:,} values")
         if kind is yaml.SequenceNode:
-            items = []
-            for index, item in enumerate(node.value):
-                child = (*pointer, index)
-                at = item.start_mark
-                line, col = at.line + 1, _content_column(item)
-                positions[child] = (line, col, line, col)
-                items.append(self._node(item, child, depth + 1))
-            return items
+            return [self._node(item, depth + 1) for item in children]
         mapping: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            key = self._key(key_node)
-            key_mark = key_node.start_mark
+        for key_node, value_node in children:
+            key = key_node.value
+            # The common key (a plain word) is taken as it is; anything else is examined.
+            if (
+                type(key_node) is not yaml.ScalarNode
+                or key_node.tag
+                or key_node.style
+                or not key
+                or not (key[0].isalpha() or key[0] == "_")
+                or key in _RESERVED
+                or len(key) > MAX_KEY_LENGTH
+            ):
+                key = self._key(key_node)
             if key in mapping:
-                first = positions[(*pointer, key)]
+                first = next(k for k, _ in children if k.value == key).start_mark
                 raise self._stop(
                     DUPLICATE_KEY,
-                    key_mark,
-                    f"duplicate key '{key}' (first at line {first[0]}, column {first[1]})",
+                    key_node.start_mark,
+                    f"duplicate key '{key}' (first at line {first.line + 1}, "
+                    f"column {first.column + 1})",
                     "YAML keeps only one of them; remove or merge the other",
                 )
-            child = (*pointer, key)
-            at = value_node.start_mark
-            positions[child] = (
-                key_mark.line + 1,
-                key_mark.column + 1,
-                at.line + 1,
-                _content_column(value_node),
-            )
-            mapping[key] = self._node(value_node, child, depth + 1)
+            mapping[key] = self._node(value_node, depth + 1)
         return mapping
 
     def _key(self, node: Any) -> str:
@@ -436,6 +444,8 @@ class _Builder:
             if style == '"':
                 # Only double-quoted escapes can make control characters; libyaml refuses raw ones.
                 self._check_text(text, node)
+            return text
+        if text[:1].isalpha() and text not in _RESERVED:
             return text
         if text in _NULL:
             return None
@@ -471,11 +481,11 @@ class _Builder:
                 f"'{text}' is not a finite number",
                 "infinity and NaN are not allowed",
             )
-        digits = sum(ch.isdigit() for ch in text)
         is_number = _INT.fullmatch(text) or _OCT.fullmatch(text) or _HEX.fullmatch(text)
         is_float = not is_number and _FLOAT.fullmatch(text)
         if not (is_number or is_float):
             return None
+        digits = len(text) if len(text) <= MAX_NUMBER_DIGITS else sum(c.isdigit() for c in text)
         if digits > MAX_NUMBER_DIGITS:
             raise self._stop(
                 BAD_NUMBER,
@@ -542,13 +552,12 @@ def _portable(text: str) -> str:
 
 
 def _is_plain_string(text: str) -> bool:
-    return not (
-        text in _NULL
-        or text in _TRUE
-        or text in _FALSE
-        or _INT.fullmatch(text)
-        or _FLOAT.fullmatch(text)
-    )
+    """True when a plain scalar reads as a string (not null, a boolean or a number)."""
+    if text in _NULL or text in _TRUE or text in _FALSE:
+        return False
+    if text[0].isalpha() or text[0] == "_":
+        return True
+    return not (_INT.fullmatch(text) or _FLOAT.fullmatch(text))
 
 
 _QUOTES = ("'", '"')

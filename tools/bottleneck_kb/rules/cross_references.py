@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic, error
-from ..model import DEVICE_QUANTITIES, PEAK_FLOPS, Entry, Located, parameter_names
+from ..model import DEVICE_QUANTITIES, PEAK_FLOPS, Device, Entry, Located, parameter_names
 from ..quantity import Dimension, QuantityError, format_si, parse
 from ..schemas import suggest
 from . import Context, Scope, rule
@@ -89,10 +89,9 @@ def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         dimension = _dimension(parameter.parameter)
         if parameter.magnitude is None or dimension is None:
             continue
-        line, col = parameter.where.at("magnitude")
-        text = parameter.magnitude
-        pieces = _pieces(text)
+        pieces = _pieces(parameter.magnitude)
         if len(pieces) != len(parameter.values_for):
+            line, col = parameter.where.at("magnitude")
             yield error(
                 MAGNITUDE,
                 entry.path,
@@ -104,37 +103,37 @@ def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             continue
         pointer = (*parameter.where.pointer, "magnitude")
         for (offset, piece), device_id in zip(pieces, parameter.values_for, strict=True):
-            line, at_col = parameter.where.source.offset_at(pointer, offset)
             device = context.devices.get(device_id)
             if device is None:
                 continue  # reported by known-device
-            actual = device.parameter(parameter.parameter)
-            if actual is None:
-                yield error(
-                    MAGNITUDE,
-                    entry.path,
-                    line,
-                    at_col,
-                    f"{device_id} has no {parameter.parameter} in the catalog",
-                    f"add it to {device.path}, or drop the device from values_for",
-                )
-                continue
-            try:
-                written = parse(piece, dimension)
-            except QuantityError as exc:
-                yield error(MAGNITUDE, entry.path, line, at_col, exc.message, exc.hint)
-                continue
-            if not written.agrees_with(actual.value):
-                catalog = format_si(actual.value, dimension.base_unit, digits=4)
-                yield error(
-                    MAGNITUDE,
-                    entry.path,
-                    line,
-                    at_col,
-                    f"'{piece}' for {device_id} disagrees with the catalog's {catalog} "
-                    f"({device.path})",
-                    "quote the catalog's value, or correct the catalog with a source",
-                )
+            problem = _disagreement(piece, device, parameter.parameter, dimension)
+            if problem is not None:
+                # Placed only when reported: mapping an offset back to the file is not free.
+                line, col = parameter.where.source.offset_at(pointer, offset)
+                yield error(MAGNITUDE, entry.path, line, col, *problem)
+
+
+def _disagreement(
+    piece: str, device: Device, parameter: str, dimension: Dimension
+) -> tuple[str, str | None] | None:
+    """(message, hint) when `piece` does not quote `device`'s value of `parameter`."""
+    actual = device.parameter(parameter)
+    if actual is None:
+        return (
+            f"{device.id} has no {parameter} in the catalog",
+            f"add it to {device.path}, or drop the device from values_for",
+        )
+    try:
+        written = parse(piece, dimension)
+    except QuantityError as exc:
+        return exc.message, exc.hint
+    if written.agrees_with(actual.value):
+        return None
+    catalog = format_si(actual.value, dimension.base_unit, digits=4)
+    return (
+        f"'{piece}' for {device.id} disagrees with the catalog's {catalog} ({device.path})",
+        "quote the catalog's value, or correct the catalog with a source",
+    )
 
 
 def _pieces(text: str) -> list[tuple[int, str]]:

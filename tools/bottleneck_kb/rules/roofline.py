@@ -54,10 +54,10 @@ def evaluates_at_typical(entry: Entry, context: Context) -> Iterable[Diagnostic]
             assert exc.where is not None
             problem = located(entry, exc.where, exc)
             yield error(EVALUATION, problem.path, problem.line, problem.col, exc.message)
-    line, col = entry.source.value_at(("arithmetic_intensity", "dtype"))
     dtype = entry.intensity.dtype
     for device in _claimed_devices(entry, context):
         if dtype not in device.peak_flops:
+            line, col = entry.source.value_at(("arithmetic_intensity", "dtype"))
             yield error(
                 EVALUATION,
                 entry.path,
@@ -78,13 +78,13 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """
     if context.formulas is None or entry.bound_by not in _VERDICTS:
         return
-    line, col = entry.source.value_at(("bound_by",))
     for device in _claimed_devices(entry, context):
         try:
             result = evaluate(entry, context.formulas, device)
         except EvaluationError:
             continue  # reported by evaluates
         if result.verdict != entry.bound_by:
+            line, col = entry.source.value_at(("bound_by",))
             yield error(
                 BOUND_BY,
                 entry.path,
@@ -106,11 +106,11 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     if context.formulas is None:
         return
     for check in entry.checks:
-        line, col = check.where.at("expect")
         for device in _devices(entry, context, check.devices):
             try:
                 result = evaluate(entry, context.formulas, device, check.overrides)
             except EvaluationError:
                 continue  # reported by evaluates, or by known-override
             for failure in check_failures(check, result, context.formulas):
+                line, col = check.where.at("expect")
                 yield error(CHECK, entry.path, line, col, failure, f"claim: {check.claim}")
