@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import INTERNAL, Diagnostic, Severity, error, sorted_diagnostics
+from .diagnostics import Diagnostic, Severity, sorted_diagnostics
 from .evaluate import parse_formulas
-from .kb import Catalog, display_path, entry_paths, read_entry
+from .kb import Catalog, entry_paths, guarded, read_entry
 from .model import Device, Entry
 from .rules import Context, Scope, rules_for
 from .rules.identity import Summary, summarize
@@ -57,22 +57,14 @@ def check_entry(entry: Entry, devices: dict[str, Device]) -> list[Diagnostic]:
 def _check_file(
     path: Path, root: Path, devices: dict[str, Device]
 ) -> tuple[list[Diagnostic], Summary | None]:
-    try:
+    def read_and_check(path: Path, root: Path) -> tuple[Summary | None, list[Diagnostic]]:
         entry, problems = read_entry(path, root)
         if entry is None:
-            return problems, None
-        return problems + check_entry(entry, devices), summarize(entry)
-    except Exception as exc:
-        return [
-            error(
-                INTERNAL,
-                display_path(path, root),
-                1,
-                1,
-                f"internal error while checking this file: {type(exc).__name__}: {exc}",
-                "this is a bug in kb; please report it with the file",
-            )
-        ], None
+            return None, problems
+        return summarize(entry), problems + check_entry(entry, devices)
+
+    summary, found = guarded(read_and_check, path, root)
+    return found, summary
 
 
 # Set in the parent before forking, so workers inherit the catalog instead of re-reading it.

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from . import schemas
-from .diagnostics import Diagnostic, error
+from .diagnostics import INTERNAL, Diagnostic, error
 from .model import Device, Entry, build_device, build_entry
 from .source import NOT_A_FILE, Document, load, read_file
+
+T = TypeVar("T")
 
 ENTRIES = "entries"
 HARDWARE = "hardware"
@@ -70,6 +73,26 @@ def read_device(path: Path, root: Path) -> tuple[Device | None, list[Diagnostic]
     return device, problems + invalid
 
 
+def guarded(
+    read: Callable[[Path, Path], tuple[T | None, list[Diagnostic]]], path: Path, root: Path
+) -> tuple[T | None, list[Diagnostic]]:
+    """`read(path, root)`, with a failure kb did not foresee turned into an internal-error
+    diagnostic on that file, so that one file's surprise never hides the other files' results."""
+    try:
+        return read(path, root)
+    except Exception as exc:  # the point is to catch what nobody foresaw
+        return None, [
+            error(
+                INTERNAL,
+                display_path(path, root),
+                1,
+                1,
+                f"internal error while checking this file: {type(exc).__name__}: {exc}",
+                "this is a bug in kb; please report it with the file",
+            )
+        ]
+
+
 @dataclass
 class Catalog:
     """The devices of hardware/, by id."""
@@ -81,7 +104,7 @@ class Catalog:
     def load(cls, root: Path) -> Catalog:
         catalog = cls()
         for path in discover(root, HARDWARE):
-            device, problems = read_device(path, root)
+            device, problems = guarded(read_device, path, root)
             catalog.diagnostics.extend(problems)
             if device is not None:
                 catalog.devices.setdefault(device.id, device)

@@ -99,7 +99,7 @@ def github(result: CheckResult) -> str:
         command = "error" if d.severity is Severity.ERROR else "warning"
         message = d.message + (f"\n{d.hint}" if d.hint else "")
         lines.append(
-            f"::{command} file={_escape_property(d.path)},line={d.line},col={d.col},"
+            f"::{command} file={_escape_property(safe(d.path))},line={d.line},col={d.col},"
             f"title={_escape_property(d.code)}::{_escape_data(safe(message))}"
         )
     lines.append(summary(result))

@@ -61,14 +61,17 @@ _OCT = re.compile(r"0o[0-7]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 # What YAML 1.1 readers (PyYAML, many CI tools) take for a float: a dot, and a signed exponent.
-_YAML11_FLOAT = re.compile(r"[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+][0-9]+)?")
+_YAML11_FLOAT = re.compile(
+    r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+)
+_LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")
 _SPECIAL_FLOAT = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
 # C0 and C1 controls except tab and newline: escape sequences written in double-quoted
 # strings would otherwise reach a terminal or a rendered page raw.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Characters libyaml accepts raw that change what a reader sees: NEL, line and paragraph
 # separators (libyaml breaks lines at them, editors mostly do not) and bidirectional overrides.
-_INVISIBLE = re.compile("[\x85\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_INVISIBLE = re.compile("[\x85\u200b\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +159,8 @@ def read_file(
             raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         return refuse(f"cannot be read: {exc.strerror or exc}")
+    except RuntimeError:  # Path.resolve() on a symlink loop (Python 3.11)
+        return refuse("is a symlink loop", "replace the link with the file itself")
     if len(raw) > MAX_FILE_BYTES:
         return None, [_too_large(display, len(raw))]
     return raw, []
@@ -192,6 +197,10 @@ def _decode(raw: bytes, display: str) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise _Stop(
+                error(ENCODING, display, 1, 1, "file is UTF-16, not UTF-8", "save it as UTF-8")
+            ) from None
         line, col = _line_col(raw[: exc.start].decode("utf-8", "replace"), exc.start)
         raise _Stop(
             error(
@@ -298,6 +307,14 @@ class _Builder:
                     mark,
                     f"nesting deeper than libyaml's limit of 1,000 levels "
                     f"(entries need at most {MAX_DEPTH})",
+                )
+            # libyaml reports the end of a file that lacks a final newline on the line after
+            # it; point at the end of the last line instead, where an editor can go.
+            last = _BREAK.split(text)
+            if mark.line >= len(last):
+                line, col = len(last), len(last[-1]) + 1
+                return _Stop(
+                    error(SYNTAX, self.display, line, col, f"YAML syntax error: {problem}")
                 )
             return self._stop(SYNTAX, mark, f"YAML syntax error: {problem}")
         return _Stop(error(SYNTAX, self.display, 1, 1, f"YAML error: {exc}"))
@@ -493,35 +510,50 @@ class _Builder:
                 f"number with {digits} digits; the limit is {MAX_NUMBER_DIGITS}",
                 "use scientific notation such as 1.28e5",
             )
+        value: int | float
         if _OCT.fullmatch(text):
-            return int(text[2:], 8)
-        if _HEX.fullmatch(text):
-            return int(text[2:], 16)
-        if is_number:
-            return int(text)
-        value = float(text)
-        if value in (float("inf"), float("-inf")):
-            raise self._stop(
-                BAD_NUMBER,
-                mark,
-                f"'{text}' is too large to be a number",
-                "no quantity in this knowledge base is beyond 1e308",
-            )
-        if not _YAML11_FLOAT.fullmatch(text):
-            self.warnings.append(
-                Diagnostic(
-                    PORTABLE_NUMBER,
-                    Severity.WARNING,
-                    self.display,
-                    mark.line + 1,
-                    mark.column + 1,
-                    f"'{text}' is a number here (YAML 1.2) but a string to YAML 1.1 readers "
-                    "such as PyYAML",
-                    f"write {_portable(text)}",
-                    fixable=True,
+            value = int(text[2:], 8)
+            self._not_portable(text, value, "a string", mark, "quote it, or write it in decimal")
+        elif _HEX.fullmatch(text):
+            value = int(text[2:], 16)
+        elif is_number:
+            value = int(text)
+            if _LEADING_ZERO.fullmatch(text):
+                elsewhere = (
+                    f"the octal number {int(text, 8)}"
+                    if set(text) <= set("+-01234567")
+                    else "a string"
                 )
-            )
+                self._not_portable(text, value, elsewhere, mark, "drop the leading zeros")
+        else:
+            value = float(text)
+            if value in (float("inf"), float("-inf")):
+                raise self._stop(
+                    BAD_NUMBER,
+                    mark,
+                    f"'{text}' is too large to be a number",
+                    "no quantity in this knowledge base is beyond 1e308",
+                )
+            if not _YAML11_FLOAT.fullmatch(text):
+                self._not_portable(text, value, "a string", mark, f"write {_portable(text)}")
         return value
+
+    def _not_portable(self, text: str, value: float, elsewhere: str, mark: Any, hint: str) -> None:
+        """Warn of a number that YAML 1.1 readers (PyYAML and the tools built on it) read
+        differently: the entry would mean one thing here and another to them."""
+        self.warnings.append(
+            Diagnostic(
+                PORTABLE_NUMBER,
+                Severity.WARNING,
+                self.display,
+                mark.line + 1,
+                mark.column + 1,
+                f"'{text}' is the number {value:g} here (YAML 1.2) but {elsewhere} to YAML 1.1 "
+                "readers such as PyYAML",
+                hint,
+                fixable=True,
+            )
+        )
 
     def _check_text(self, text: str, node: Any) -> None:
         found = _CONTROL.search(text)
@@ -542,13 +574,18 @@ class _Builder:
 
 
 def _portable(text: str) -> str:
-    """`1e9` -> `1.0e+9`: the same float in a form YAML 1.1 and 1.2 both read as a number."""
+    """`1e9` -> `1.0e+9`, `+.5` -> `+0.5`: the same float in a form YAML 1.1 and 1.2 both
+    read as a number (digits before the dot, a dot, a signed exponent)."""
     mantissa, _, exponent = text.lower().partition("e")
-    if "." not in mantissa:
-        mantissa += ".0"
+    sign = mantissa[:1] if mantissa[:1] in ("+", "-") else ""
+    digits = mantissa[len(sign) :]
+    if digits.startswith("."):
+        digits = "0" + digits
+    if "." not in digits:
+        digits += ".0"
     if exponent and exponent[0] not in "+-":
         exponent = "+" + exponent
-    return f"{mantissa}e{exponent}" if exponent else mantissa
+    return f"{sign}{digits}e{exponent}" if exponent else f"{sign}{digits}"
 
 
 def _is_plain_string(text: str) -> bool:

@@ -1,0 +1,249 @@
+"""Properties of the YAML loader, `bottleneck_kb.source.load`, on generated input.
+
+Whatever bytes arrive, `load` returns -- a Document with warnings, or None with located
+diagnostics -- and never raises. And data that PyYAML's `safe_dump` writes comes back equal.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bottleneck_kb.diagnostics import Diagnostic, Severity
+from bottleneck_kb.source import MAX_KEY_LENGTH, MAX_NUMBER_DIGITS, Document, load
+
+DISPLAY = "entries/fixtures/generated.yaml"
+SETTINGS = settings(max_examples=200, deadline=None)
+
+# Pieces of YAML syntax and words YAML gives meanings to, so that generated text is often
+# almost-YAML: indicators, anchors and aliases, tags, block scalars, quotes, comments, every
+# kind of line break, and scalars that are numbers, NaN, null or a YAML 1.1 boolean.
+YAML_PIECES = [
+    ":",
+    ": ",
+    "-",
+    "- ",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "&a",
+    "*a",
+    "&a ",
+    "*a ",
+    "!!",
+    "!!str ",
+    "!foo ",
+    "?",
+    "|",
+    ">",
+    "'",
+    '"',
+    "#",
+    "\t",
+    "\n",
+    "\r",
+    "\r\n",
+    " ",
+    "  ",
+    "---",
+    "...",
+    "yes",
+    "1e9",
+    ".nan",
+    "~",
+    "key",
+]
+yaml_ish = st.lists(st.sampled_from(YAML_PIECES), max_size=80).map("".join)
+# The same, with characters whose width in bytes or whose reading as a line break differs
+# between UTF-8, libyaml and an editor, and control characters raw and escaped.
+yaml_ish_wide = st.lists(
+    st.sampled_from(
+        [*YAML_PIECES, "é", "😀", "\x07", "\\x07", "\\e", "\x85", "\u2028", "\u202e", "\ufeff"]
+    ),
+    max_size=80,
+).map("".join)
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# What a diagnostic of these codes must point at: the anchor or alias, the tag, the byte-order
+# mark, the control character (raw, or the backslash of its escape) or the invisible character
+# (a line or paragraph separator, a bidirectional override or isolate).
+_CONTROLS = [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]
+_INVISIBLES = [0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_CULPRITS = {
+    "KB003": "&*",
+    "KB004": "!",
+    "KB006": "\ufeff",
+    "KB013": "\\" + "".join(map(chr, _CONTROLS + _INVISIBLES)),
+}
+
+
+def assert_well_formed(raw: bytes) -> tuple[Document | None, list[Diagnostic]]:
+    """`load` returned one of its two shapes, with located KB0xx diagnostics."""
+    document, diagnostics = load(raw, DISPLAY)
+    assert isinstance(diagnostics, list)
+    for diagnostic in diagnostics:
+        assert isinstance(diagnostic, Diagnostic)
+        assert diagnostic.code.startswith("KB0"), diagnostic
+        assert diagnostic.path == DISPLAY
+        assert diagnostic.line >= 1, diagnostic
+        assert diagnostic.col >= 1, diagnostic
+    if document is None:
+        assert diagnostics, "no document and no reason why"
+        assert any(d.severity is Severity.ERROR for d in diagnostics)
+    else:
+        assert isinstance(document, Document)
+        assert isinstance(document.data, dict)
+        assert all(d.severity is Severity.WARNING for d in diagnostics)
+    return document, diagnostics
+
+
+@SETTINGS
+@given(st.binary(max_size=2000))
+def test_any_bytes_give_a_document_or_located_diagnostics(raw: bytes) -> None:
+    assert_well_formed(raw)
+
+
+@SETTINGS
+@given(st.text())
+def test_any_text_gives_a_document_or_located_diagnostics(text: str) -> None:
+    assert_well_formed(text.encode("utf-8"))
+
+
+@SETTINGS
+@given(yaml_ish)
+def test_yaml_ish_text_gives_a_document_or_located_diagnostics(text: str) -> None:
+    assert_well_formed(text.encode("utf-8"))
+
+
+@SETTINGS
+@given(yaml_ish_wide)
+def test_diagnostics_point_at_what_they_report(text: str) -> None:
+    """Lines counted as editors count them (CRLF, CR, LF), columns in characters; the end of
+    the input, where libyaml reports what is missing, is the first column after the last line."""
+    _, diagnostics = assert_well_formed(text.encode("utf-8"))
+    lines = _LINE_BREAK.split(text.removeprefix("\ufeff"))
+    for diagnostic in diagnostics:
+        if (diagnostic.line, diagnostic.col) == (len(lines) + 1, 1):
+            continue
+        assert diagnostic.line <= len(lines), (diagnostic, lines)
+        line = lines[diagnostic.line - 1]
+        assert diagnostic.col <= len(line) + 1, (diagnostic, lines)
+        if diagnostic.code in _CULPRITS:
+            at = line[diagnostic.col - 1 : diagnostic.col]
+            assert at and at in _CULPRITS[diagnostic.code], (diagnostic, lines)
+
+
+# --- what safe_dump writes comes back --------------------------------------------------------
+
+keys = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)
+# Text the loader accepts: no control characters and no invisible separators or direction
+# overrides (refused, KB013), no byte-order mark (KB006), no lone surrogates (not encodable).
+texts = st.text(
+    alphabet=st.characters(
+        blacklist_categories=("Cc", "Cs"),
+        blacklist_characters="".join(map(chr, [0xFEFF, *_INVISIBLES])),
+    ),
+    max_size=30,
+)
+# Numbers within the loader's limits: at most MAX_NUMBER_DIGITS digits, finite floats.
+integers = st.integers(min_value=-(10**MAX_NUMBER_DIGITS) + 1, max_value=10**MAX_NUMBER_DIGITS - 1)
+floats = st.floats(allow_nan=False, allow_infinity=False)
+
+# Strings that YAML 1.1 (PyYAML's resolver, hence safe_dump) sees as text and writes unquoted,
+# but that YAML 1.2 (the loader) reads as numbers: exponents without a dot or sign ('1e9'),
+# decimals with a leading zero ('08'), 0o octals, and a signed leading dot ('+.5').
+_YAML12_NUMBER = re.compile(
+    r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+    r"|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+
+
+def _yaml12_reads_as_number(text: str) -> bool:
+    return _YAML12_NUMBER.fullmatch(text) is not None
+
+
+def simple_data() -> st.SearchStrategy[dict[str, Any]]:
+    scalars = st.one_of(texts.filter(lambda t: not _yaml12_reads_as_number(t)), integers, floats)
+    values = st.recursive(
+        scalars,
+        lambda children: (
+            st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=4)
+        ),
+        max_leaves=15,
+    )
+    return st.dictionaries(keys, values, max_size=6)
+
+
+@SETTINGS
+@given(simple_data())
+def test_what_safe_dump_writes_loads_back_equal(data: dict[str, Any]) -> None:
+    raw = yaml.safe_dump(data, allow_unicode=True).encode("utf-8")
+
+    document, diagnostics = load(raw, DISPLAY)
+
+    assert document is not None, (raw, diagnostics)
+    assert diagnostics == [] or all(d.code == "KB005" for d in diagnostics)
+    assert document.data == data, raw
+
+
+number_like_texts = st.text(alphabet="0123456789eE+-.ox", min_size=1, max_size=6)
+
+
+@SETTINGS
+@given(st.dictionaries(keys, number_like_texts, min_size=1, max_size=3))
+def test_safe_dump_of_number_like_text_never_changes_silently(data: dict[str, str]) -> None:
+    """The strings left out above: safe_dump writes YAML 1.1, which quotes only some of them.
+    Where YAML 1.2 reads one as a number, the loader says so (KB014), or refuses it (KB012)."""
+    raw = yaml.safe_dump(data, allow_unicode=True).encode("utf-8")
+
+    document, diagnostics = load(raw, DISPLAY)
+
+    if document is None:
+        assert [d.code for d in diagnostics] == ["KB012"], raw
+        return
+    changed = [key for key, text in data.items() if document.data[key] != text]
+    warned = [d for d in diagnostics if d.code == "KB014"]
+    assert len(warned) == len(changed), (raw, diagnostics)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "hint"),
+    [
+        ("1e9", 1.0e9, "write 1.0e+9"),
+        ("1.0e9", 1.0e9, "write 1.0e+9"),
+        ("-1e5", -1.0e5, "write -1.0e+5"),
+        ("08", 8, "drop the leading zeros"),
+        ("0o17", 15, "quote it, or write it in decimal"),
+        ("+.5", 0.5, "write +0.5"),
+    ],
+)
+def test_yaml12_numbers_that_yaml11_reads_otherwise_are_numbers_with_a_warning(
+    text: str, value: float, hint: str
+) -> None:
+    """YAML 1.2 reads these as numbers (as the issue asks for 1e9); PyYAML reads them as text
+    or as octal, so the loader warns where they are written."""
+    raw = yaml.safe_dump({"title": text}).encode("utf-8")
+
+    document, diagnostics = load(raw, DISPLAY)
+
+    assert document is not None
+    assert document.data == {"title": value}, raw
+    ((code, line, col, given),) = [(d.code, d.line, d.col, d.hint) for d in diagnostics]
+    assert (code, line, col, given) == ("KB014", 1, 8, hint)
+
+
+def test_the_longest_allowed_key_round_trips() -> None:
+    data = {"k" * MAX_KEY_LENGTH: 1}
+
+    document, diagnostics = load(yaml.safe_dump(data).encode("utf-8"), DISPLAY)
+
+    assert document is not None, diagnostics
+    assert document.data == data
