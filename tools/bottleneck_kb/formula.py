@@ -95,6 +95,9 @@ class Formula:
     text: str
     tree: ast.expr = field(compare=False, repr=False)
     symbols: frozenset[str]
+    #: The tree compiled to nested closures once, because entries are evaluated many times
+    #: (every device, every check, every step of a crossover search).
+    program: Callable[[Mapping[str, float]], float] = field(compare=False, repr=False)
 
 
 class Function(NamedTuple):
@@ -197,7 +200,9 @@ def parse(text: str, declared: Collection[str]) -> Formula:
     tree = _parse_ast(text)
     validator = _Validator(text, declared_set)
     validator.check(tree, 1)
-    return Formula(text=text, tree=tree, symbols=frozenset(validator.used))
+    return Formula(
+        text=text, tree=tree, symbols=frozenset(validator.used), program=_compile(tree, text)
+    )
 
 
 def _check_text(text: str) -> None:
@@ -429,7 +434,7 @@ def evaluate(formula: Formula, values: Mapping[str, float]) -> float:
     env: dict[str, float] = {}
     for name in formula.symbols:
         env[name] = _bind(formula, name, values)
-    return _evaluate(formula.tree, env, formula.text)
+    return formula.program(env)
 
 
 def _bind(formula: Formula, name: str, values: Mapping[str, float]) -> float:
@@ -462,52 +467,77 @@ def _bind(formula: Formula, name: str, values: Mapping[str, float]) -> float:
     return value
 
 
-def _evaluate(node: ast.AST, env: Mapping[str, float], text: str) -> float:
-    """Recursive float evaluation; depth is bounded by validation, so recursion is safe."""
+Program = Callable[[Mapping[str, float]], float]
+
+
+def _compile(node: ast.AST, text: str) -> Program:
+    """A closure that evaluates `node` in float arithmetic, checking every result.
+
+    Depth is bounded by validation, so the recursion here and in the closures is safe.
+    """
+    offset = _offset(text, node)
+
+    def finite(result: float) -> float:
+        if not math.isfinite(result):
+            raise FormulaError("result is not a finite number", offset)
+        return result
+
     if isinstance(node, ast.Name):
-        try:
-            return env[node.id]
-        except KeyError:
-            # Only reachable for a hand-built Formula whose `symbols` do not match its tree.
-            raise FormulaError(f"no value for symbol `{node.id}`", _offset(text, node)) from None
+        name = node.id
+
+        def symbol(env: Mapping[str, float]) -> float:
+            try:
+                return env[name]
+            except KeyError:
+                raise FormulaError(f"no value for symbol `{name}`", offset) from None
+
+        return symbol
     if isinstance(node, ast.Constant):
         # Integer literals are converted so that no integer arithmetic ever happens.
-        return float(node.value)
+        constant = float(node.value)
+        return lambda env: constant
     if isinstance(node, ast.BinOp):
-        left = _evaluate(node.left, env, text)
-        right = _evaluate(node.right, env, text)
-        try:
-            result = _BINARY_OPERATORS[type(node.op)](left, right)
-        except ZeroDivisionError:
-            raise FormulaError("division by zero", _offset(text, node)) from None
-        except OverflowError:
-            raise FormulaError("result is too large", _offset(text, node)) from None
-        except ValueError:
-            # Only math.pow raises ValueError here: 0 to a negative power, or a negative base
-            # with a fractional exponent (whose result would be complex).
-            message = (
-                "division by zero (zero to a negative power)"
-                if left == 0
-                else "negative number to a fractional power is not a real number"
-            )
-            raise FormulaError(message, _offset(text, node)) from None
-    elif isinstance(node, ast.UnaryOp):
-        result = _UNARY_OPERATORS[type(node.op)](_evaluate(node.operand, env, text))
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        args = [_evaluate(arg, env, text) for arg in node.args]
-        try:
-            result = FUNCTIONS[node.func.id].impl(*args)
-        except ValueError:
-            shown = ", ".join(f"{arg:g}" for arg in args)
-            raise FormulaError(
-                f"`{node.func.id}({shown})` is undefined", _offset(text, node)
-            ) from None
-        except OverflowError:
-            raise FormulaError("result is too large", _offset(text, node)) from None
-    else:
-        # Unreachable for trees produced by parse(); a hand-built Formula gets an error
-        # rather than an AttributeError from deep inside the walk.
-        raise FormulaError(f"`{type(node).__name__}` cannot be evaluated", _offset(text, node))
-    if not math.isfinite(result):
-        raise FormulaError("result is not a finite number", _offset(text, node))
-    return result
+        left, right = _compile(node.left, text), _compile(node.right, text)
+        operator_ = _BINARY_OPERATORS[type(node.op)]
+
+        def binary(env: Mapping[str, float]) -> float:
+            a, b = left(env), right(env)
+            try:
+                return finite(operator_(a, b))
+            except ZeroDivisionError:
+                raise FormulaError("division by zero", offset) from None
+            except OverflowError:
+                raise FormulaError("result is too large", offset) from None
+            except ValueError:
+                # Only math.pow raises ValueError here: 0 to a negative power, or a negative
+                # base with a fractional exponent (whose result would be complex).
+                message = (
+                    "division by zero (zero to a negative power)"
+                    if a == 0
+                    else "negative number to a fractional power is not a real number"
+                )
+                raise FormulaError(message, offset) from None
+
+        return binary
+    if isinstance(node, ast.UnaryOp):
+        operand = _compile(node.operand, text)
+        unary = _UNARY_OPERATORS[type(node.op)]
+        return lambda env: finite(unary(operand(env)))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        called = node.func.id
+        function = FUNCTIONS[called].impl
+        arguments = [_compile(arg, text) for arg in node.args]
+
+        def call(env: Mapping[str, float]) -> float:
+            args = [argument(env) for argument in arguments]
+            try:
+                return finite(function(*args))
+            except ValueError:
+                shown = ", ".join(f"{arg:g}" for arg in args)
+                raise FormulaError(f"`{called}({shown})` is undefined", offset) from None
+            except OverflowError:
+                raise FormulaError("result is too large", offset) from None
+
+        return call
+    # Unreachable for trees that passed validation.
+    raise FormulaError(f"`{type(node).__name__}` cannot be evaluated", offset)

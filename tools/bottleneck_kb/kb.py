@@ -22,10 +22,14 @@ SUFFIX = ".yaml"
 
 def display_path(path: Path, root: Path) -> str:
     """The path as the user should see it: relative to the root when inside it."""
-    absolute = os.path.abspath(path)
-    base = os.path.abspath(root)
+    text, base = str(path), str(root)
+    if base == "." and not path.is_absolute():
+        return path.as_posix()
+    if text.startswith(base + os.sep):  # the usual case: found below the root as given
+        return text[len(base) + 1 :].replace(os.sep, "/")
+    absolute, base = os.path.abspath(text), os.path.abspath(base)
     if absolute.startswith(base + os.sep):
-        return Path(absolute[len(base) + 1 :]).as_posix()
+        return absolute[len(base) + 1 :].replace(os.sep, "/")
     return path.as_posix()
 
 

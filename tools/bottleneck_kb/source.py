@@ -12,6 +12,7 @@ of libyaml's events decide. Nesting is bounded by libyaml (1,000 levels) and by 
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -139,24 +140,32 @@ def read_file(
     def refuse(message: str, hint: str | None = None) -> tuple[None, list[Diagnostic]]:
         return None, [error(NOT_A_FILE, display, 1, 1, message, hint)]
 
+    # O_NOFOLLOW: a symlink is only opened after its target is checked. O_NONBLOCK: a FIFO
+    # must not hang the check.
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW
     try:
-        if path.is_symlink():
+        try:
+            fd = os.open(path, flags)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
             target = path.resolve()
             if root is not None and not target.is_relative_to(root.resolve()):
                 return refuse(
                     "is a symlink pointing outside the repository", "commit the file itself"
                 )
-        info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            return refuse("is a directory, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            return refuse("is not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            return None, [_too_large(display, info.st_size)]
-        # O_NONBLOCK: a file swapped for a FIFO between stat and open must not hang the check.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
+            fd = os.open(target, flags)
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                return refuse("is a directory, not a file")
+            if not stat.S_ISREG(info.st_mode):
+                return refuse("is not a regular file")
+            if info.st_size > MAX_FILE_BYTES:
+                return None, [_too_large(display, info.st_size)]
+            raw = _read_at_most(fd, MAX_FILE_BYTES + 1)
+        finally:
+            os.close(fd)
     except OSError as exc:
         return refuse(f"cannot be read: {exc.strerror or exc}")
     except RuntimeError:  # Path.resolve() on a symlink loop (Python 3.11)
@@ -164,6 +173,19 @@ def read_file(
     if len(raw) > MAX_FILE_BYTES:
         return None, [_too_large(display, len(raw))]
     return raw, []
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    """Up to `limit` bytes: a file that grows after fstat still cannot make us read more."""
+    chunks = []
+    total = 0
+    while total < limit:
+        chunk = os.read(fd, limit - total)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 def _too_large(display: str, size: int) -> Diagnostic:
