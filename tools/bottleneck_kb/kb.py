@@ -34,17 +34,19 @@ def display_path(path: Path, root: Path) -> str:
 
 
 def discover(root: Path, folder: str) -> list[Path]:
-    """Every .yaml file below root/folder, in a stable order. Symlinks are listed (and judged
-    when read), not followed into directories."""
-    base = root / folder
-    if not base.is_dir():
-        return []
-    found = [
-        path
-        for path in base.rglob(f"*{SUFFIX}")
-        if not any(part.startswith(".") for part in path.relative_to(base).parts)
-    ]
-    return sorted(found)
+    """Every .yaml path below root/folder, in a stable order, hidden ones left out. Symlinks
+    and directories named *.yaml are listed too, to be judged (and refused) when read; walking
+    never follows a symlink into a directory."""
+    base = os.path.join(root, folder)
+    found = []
+    for current, folders, files in os.walk(base):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        found += [
+            os.path.join(current, name)
+            for name in (*files, *folders)
+            if name.endswith(SUFFIX) and not name.startswith(".")
+        ]
+    return [Path(path) for path in sorted(found)]
 
 
 def read_document(path: Path, root: Path, kind: str) -> tuple[Document | None, list[Diagnostic]]:

@@ -7,6 +7,7 @@ in a typed value can still say where the user wrote it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from .diagnostics import Diagnostic, error
@@ -170,12 +171,13 @@ class Device:
         return self.quantities.get(name)
 
 
-def parameter_names() -> list[str]:
+@cache
+def parameter_names() -> tuple[str, ...]:
     """Every name an entry's hardware parameter may take."""
     from .schemas import HARDWARE, schema
 
     dtypes = schema(HARDWARE)["properties"][PEAK_FLOPS]["properties"]
-    return [*DEVICE_QUANTITIES, *(f"{PEAK_FLOPS}.{dtype}" for dtype in dtypes)]
+    return (*DEVICE_QUANTITIES, *(f"{PEAK_FLOPS}.{dtype}" for dtype in dtypes))
 
 
 def _references(items: list[dict[str, Any]] | None) -> tuple[Reference, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -197,7 +197,7 @@ def _is_vocabulary(validator: str, value: Any) -> bool:
     return all(isinstance(option, Mapping) and "const" in option for option in value)
 
 
-def suggest(word: str, choices: list[str], what: str) -> str:
+def suggest(word: str, choices: Sequence[str], what: str) -> str:
     """`did you mean 'x'? allowed ...`: the closest choice (ignoring case first), then all."""
     close = [c for c in choices if c.lower() == word.lower()]
     close = close or difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
