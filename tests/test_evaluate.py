@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bottleneck_kb.evaluate import (
@@ -13,7 +15,6 @@ from bottleneck_kb.evaluate import (
 )
 from bottleneck_kb.evaluation import evaluate_entry
 from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.model import Entry
 
 from .conftest import REPOSITORY
 
@@ -141,18 +142,12 @@ def test_every_check_of_the_seed_entries_passes(kb: KnowledgeBase) -> None:
 
 def test_a_missing_typical_value_is_named(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, DRAFT)
-    stripped = Entry(
-        **{  # a copy whose k has no typical value
-            **{f: getattr(entry, f) for f in Entry.__dataclass_fields__},
-            "scales_with": tuple(
-                s
-                if s.symbol != "k"
-                else type(s)(
-                    **{**{f: getattr(s, f) for f in type(s).__dataclass_fields__}, "typical": None}
-                )
-                for s in entry.scales_with
-            ),
-        }
+    stripped = replace(
+        entry,
+        scales_with=tuple(
+            replace(s, typical=None) if s.symbol == "k" else s for s in entry.scales_with
+        ),
     )
+    assert stripped.symbols["k"].typical is None
     with pytest.raises(EvaluationError, match="symbol `k` has no typical value"):
         evaluate(stripped, formulas, kb.catalog.devices[H100])

@@ -129,14 +129,15 @@ class Entry:
     references: tuple[Reference, ...]
     notes: str | None
     source: Document = field(repr=False)
+    #: scales_with by symbol; derived, but asked for by nearly every rule.
+    symbols: dict[str, Symbol] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "symbols", {s.symbol: s for s in self.scales_with})
 
     @property
     def path(self) -> str:
         return self.source.path
-
-    @property
-    def symbols(self) -> dict[str, Symbol]:
-        return {symbol.symbol: symbol for symbol in self.scales_with}
 
 
 @dataclass(frozen=True, slots=True)
