@@ -140,6 +140,8 @@ def test_eval_json_and_overrides() -> None:
     (row,) = document["results"]
     assert (row["device"], row["intensity"], row["verdict"]) == ("nvidia-h100-sxm", 8.0, "memory")
     assert document["intensity_formula"] == "k"
+    assert document["intensity_latex"] == "k"
+    assert "<mi>k</mi>" in document["intensity_mathml"]
     assert document["crossovers"]["nvidia-h100-sxm"][0]["symbol"] == "N_d"
 
 

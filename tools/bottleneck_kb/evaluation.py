@@ -46,6 +46,8 @@ class EntryEvaluation:
     entry: Entry
     assignment: str
     intensity: str
+    intensity_latex: str
+    intensity_mathml: str
     results: list[Result]
     crossovers: dict[str, list[Crossover]]
     workarounds: list[WorkaroundEffect] = field(default_factory=list)
@@ -59,9 +61,10 @@ def evaluate_entry(
     overrides: Mapping[str, float] | None = None,
 ) -> EntryEvaluation:
     """Everything `kb eval` shows; raises EvaluationError when the entry cannot be evaluated."""
-    from .symbolic import intensity
+    from .symbolic import intensity, to_latex, to_mathml
 
     results = [evaluate(entry, formulas, device, overrides) for device in devices]
+    symbolic = intensity(formulas.flops, formulas.bytes)
     crossovers = {
         device.id: [
             found
@@ -95,7 +98,9 @@ def evaluate_entry(
     return EntryEvaluation(
         entry=entry,
         assignment=describe(results[0].values, formulas) if results else "",
-        intensity=str(intensity(formulas.flops, formulas.bytes)),
+        intensity=str(symbolic),
+        intensity_latex=to_latex(symbolic),
+        intensity_mathml=to_mathml(symbolic),
         results=results,
         crossovers=crossovers,
         workarounds=effects,
@@ -139,6 +144,8 @@ def to_dict(evaluation: EntryEvaluation) -> dict[str, Any]:
         "dtype": evaluation.entry.intensity.dtype,
         "values": dict(evaluation.results[0].values) if evaluation.results else {},
         "intensity_formula": evaluation.intensity,
+        "intensity_latex": evaluation.intensity_latex,
+        "intensity_mathml": evaluation.intensity_mathml,
         "results": [result_dict(r) for r in evaluation.results],
         "crossovers": {
             device: [
