@@ -189,3 +189,21 @@ def test_rules_lists_every_code() -> None:
     result = run("rules")
     codes = [line.split()[0] for line in result.output.splitlines()]
     assert codes == sorted(rules.REGISTRY)
+
+
+def test_outside_a_knowledge_base_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["check", "--root", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "has no entries/ or hardware/" in result.output
+
+
+def test_the_root_is_found_from_the_current_folder_upwards(kb_root: Path) -> None:
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=kb_root / "entries" / "fixtures"):
+        found = runner.invoke(main, ["check"])
+    assert found.exit_code == 0
+    assert found.output == "All clear: checked 1 entries against 2 devices.\n"
+    with runner.isolated_filesystem(temp_dir=kb_root.parent):
+        lost = runner.invoke(main, ["check"])
+    assert lost.exit_code == 2
+    assert "no knowledge base at or above" in lost.output

@@ -15,12 +15,25 @@ import click
 FORMATS = ["text", "json", "github", "sarif"]
 
 
-def _find_root(start: Path) -> Path:
-    """The nearest folder at or above `start` holding entries/ or hardware/ (else `start`)."""
+def _is_root(folder: Path) -> bool:
+    return (folder / "entries").is_dir() or (folder / "hardware").is_dir()
+
+
+def _root(given: Path | None) -> Path:
+    """The knowledge base to work on: `given`, or the nearest folder at or above the current
+    one holding entries/ or hardware/. Anywhere else is a usage error, not an empty pass."""
+    if given is not None:
+        if not _is_root(given):
+            raise click.BadParameter(f"{given} has no entries/ or hardware/", param_hint="--root")
+        return given
+    start = Path.cwd()
     for folder in (start, *start.parents):
-        if (folder / "entries").is_dir() or (folder / "hardware").is_dir():
+        if _is_root(folder):
             return folder
-    return start
+    raise click.UsageError(
+        f"no knowledge base at or above {start} (a folder with entries/ or hardware/); "
+        "run kb inside one or pass --root"
+    )
 
 
 def _root_option(function: click.decorators.FC) -> click.decorators.FC:
@@ -69,8 +82,7 @@ def check(
 
     if output_format is None:
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    base = root or _find_root(Path.cwd())
-    result = run_check(base, list(paths) or None, jobs)
+    result = run_check(_root(root), list(paths) or None, jobs)
     click.echo(REPORTERS[output_format](result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):
         sys.exit(2)
@@ -128,7 +140,7 @@ def eval_command(
     from .schemas import suggest
 
     overrides = _parse_assignments(assignments)
-    base = root or _find_root(Path.cwd())
+    base = _root(root)
     kb = KnowledgeBase.load(base, [base / "entries" / f"{entry_id}.yaml"])
     entry = kb.entry(entry_id)
     if entry is None:
@@ -175,7 +187,7 @@ def hardware(output_format: str, root: Path | None) -> None:
     from .evaluation import hardware_rows, hardware_text
     from .kb import Catalog
 
-    catalog = Catalog.load(root or _find_root(Path.cwd()))
+    catalog = Catalog.load(_root(root))
     devices = list(catalog.devices.values())
     if output_format == "json":
         click.echo(json.dumps(hardware_rows(devices), indent=2))
