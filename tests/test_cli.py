@@ -197,13 +197,16 @@ def test_outside_a_knowledge_base_is_a_usage_error(tmp_path: Path) -> None:
     assert "has no entries/ or hardware/" in result.output
 
 
-def test_the_root_is_found_from_the_current_folder_upwards(kb_root: Path) -> None:
-    runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=kb_root / "entries" / "fixtures"):
-        found = runner.invoke(main, ["check"])
+def test_the_root_is_found_from_the_current_folder_upwards(
+    kb_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(kb_root / "entries" / "fixtures")
+    found = run("check")
     assert found.exit_code == 0
     assert found.output == "All clear: checked 1 entries against 2 devices.\n"
-    with runner.isolated_filesystem(temp_dir=kb_root.parent):
-        lost = runner.invoke(main, ["check"])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    lost = run("check")
     assert lost.exit_code == 2
     assert "no knowledge base at or above" in lost.output
