@@ -43,7 +43,7 @@ def test_check_reports_located_errors_and_exits_1(broken_root: Path) -> None:
         "entries/fixtures/minimal.yaml:4:11: KB103 'memroy' is not an allowed bound_by",
         "    hint: did you mean 'memory'? allowed values: memory, compute, interconnect, "
         "latency, capacity",
-        "Found 1 error in 1 file; checked 1 entries against 2 devices.",
+        "Found 1 error in 1 file; checked 1 entry against 2 devices.",
     ]
 
 
@@ -80,7 +80,7 @@ def test_check_given_paths_still_uses_the_catalog(kb_root: Path) -> None:
     entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
     result = run("check", "--root", str(kb_root), str(entry))
     assert result.exit_code == 0
-    assert result.output == "All clear: checked 1 entries against 2 devices.\n"
+    assert result.output == "All clear: checked 1 entry against 2 devices.\n"
 
 
 def test_a_missing_path_is_an_error(kb_root: Path) -> None:
@@ -203,7 +203,7 @@ def test_the_root_is_found_from_the_current_folder_upwards(
     monkeypatch.chdir(kb_root / "entries" / "fixtures")
     found = run("check")
     assert found.exit_code == 0
-    assert found.output == "All clear: checked 1 entries against 2 devices.\n"
+    assert found.output == "All clear: checked 1 entry against 2 devices.\n"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)

@@ -30,7 +30,9 @@ def safe(text: str) -> str:
 
 
 def summary(result: CheckResult) -> str:
-    checked = f"{result.entries} entries against {result.devices} devices"
+    entries = "entry" if result.entries == 1 else "entries"
+    devices = "device" if result.devices == 1 else "devices"
+    checked = f"{result.entries} {entries} against {result.devices} {devices}"
     if not result.diagnostics:
         return f"All clear: checked {checked}."
     parts = [
