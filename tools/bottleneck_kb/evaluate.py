@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from . import formula
-from .diagnostics import Diagnostic, error
+from .diagnostics import Diagnostic
 from .model import Check, Device, Entry, Formula, Workaround
 from .quantity import format_ratio, format_seconds, format_si
 
@@ -107,11 +107,10 @@ class Crossover:
 
 
 def located(
-    entry: Entry, where: Formula, exc: formula.FormulaError | EvaluationError
+    where: Formula, exc: formula.FormulaError | EvaluationError, code: str = FORMULA
 ) -> Diagnostic:
     """A formula problem at the line and column inside the formula where it is."""
-    line, col = where.where.source.offset_at(where.where.pointer, exc.offset)
-    return error(FORMULA, entry.path, line, col, exc.message, getattr(exc, "hint", None))
+    return where.where.error(code, exc.message, getattr(exc, "hint", None), offset=exc.offset)
 
 
 def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
@@ -125,7 +124,7 @@ def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
         try:
             return _parse(where.text, declared)
         except formula.FormulaError as exc:
-            problems.append(located(entry, where, exc))
+            problems.append(located(where, exc))
             return None
 
     flops = parse(entry.intensity.flops)

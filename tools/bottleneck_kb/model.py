@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from .diagnostics import Diagnostic, error
+from .diagnostics import Diagnostic
 from .quantity import Dimension, Measure, QuantityError, parse
 from .source import Document, Pointer
 
@@ -33,11 +33,20 @@ class Located:
     source: Document
     pointer: Pointer
 
-    def at(self, *more: str | int) -> tuple[int, int]:
-        return self.source.value_at((*self.pointer, *more))
-
-    def key(self, *more: str | int) -> tuple[int, int]:
-        return self.source.key_at((*self.pointer, *more))
+    def error(
+        self,
+        code: str,
+        message: str,
+        hint: str | None = None,
+        *,
+        at: Pointer = (),
+        key: bool = False,
+        offset: int | None = None,
+    ) -> Diagnostic:
+        """An error at this part (or at `at` below it); see Document.error_at."""
+        return self.source.error_at(
+            code, (*self.pointer, *at), message, hint, key=key, offset=offset
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,11 +298,9 @@ def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
         try:
             return parse(text, dimension)
         except QuantityError as exc:
-            line, col = source.value_at(pointer)
-            field_name = ".".join(pointer)
             problems.append(
-                error(
-                    BAD_QUANTITY, source.path, line, col, f"{field_name}: {exc.message}", exc.hint
+                source.error_at(
+                    BAD_QUANTITY, pointer, f"{'.'.join(pointer)}: {exc.message}", exc.hint
                 )
             )
             return None

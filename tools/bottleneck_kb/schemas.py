@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import Diagnostic, error
+from .diagnostics import Diagnostic
 from .source import Document
 
 MISSING_KEY = "KB101"
@@ -89,22 +89,17 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
     validator = problem.validator
     value = problem.validator_value
     subject = _name(pointer)
-    at_value = document.value_at(pointer)
-    at_key = document.key_at(pointer)
-
-    def located(
-        code: str, where: tuple[int, int], message: str, hint: str | None = None
-    ) -> Diagnostic:
-        return error(code, document.path, where[0], where[1], message, hint)
+    error_at = document.error_at
 
     if validator == "required":
         for key in value:
             if key not in problem.instance:
-                yield located(
+                yield error_at(
                     MISSING_KEY,
-                    at_key,
+                    pointer,
                     f"{subject} is missing the required key '{key}'",
                     _describe(problem.schema, key),
+                    key=True,
                 )
         return
     if validator == "additionalProperties":
@@ -112,31 +107,32 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
         for key in problem.instance:
             if key in allowed:
                 continue
-            yield located(
+            yield error_at(
                 UNKNOWN_KEY,
-                document.key_at((*pointer, key)),
+                (*pointer, key),
                 f"unknown key '{key}' in {subject}",
                 suggest(key, allowed, "keys"),
+                key=True,
             )
         return
     if validator in ("enum", "oneOf") and _is_vocabulary(validator, value):
         choices = list(value) if validator == "enum" else [option["const"] for option in value]
-        yield located(
+        yield error_at(
             NOT_ALLOWED,
-            at_value,
+            pointer,
             f"{_show(problem.instance)} is not an allowed {subject}",
             suggest(str(problem.instance), [str(c) for c in choices], "values"),
         )
         return
     if validator == "anyOf" and all(set(option) == {"required"} for option in value):
         names = " or ".join(f"'{option['required'][0]}'" for option in value)
-        yield located(MISSING_KEY, at_key, f"{subject} needs {names}")
+        yield error_at(MISSING_KEY, pointer, f"{subject} needs {names}", key=True)
         return
     if validator == "type":
         expected = value if isinstance(value, str) else value[0]
-        yield located(
+        yield error_at(
             WRONG_TYPE,
-            at_value,
+            pointer,
             f"{subject} must be {_TYPE_NAMES.get(expected, expected)}, "
             f"not {_kind_of(problem.instance)} ({_show(problem.instance)})",
             "quote the value if you mean text" if expected == "string" else None,
@@ -144,15 +140,13 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
         return
     if validator == "pattern":
         # propertyNames errors point at the mapping; the offending name is the instance.
-        if problem.schema_path and "propertyNames" in problem.schema_path:
-            where = document.key_at((*pointer, problem.instance))
-        else:
-            where = at_value
-        yield located(
+        name_error = bool(problem.schema_path) and "propertyNames" in problem.schema_path
+        yield error_at(
             BAD_FORM,
-            where,
+            (*pointer, problem.instance) if name_error else pointer,
             f"{_show(problem.instance)} is not a valid {subject}",
             problem.schema.get("description") or _parent_description(problem),
+            key=name_error,
         )
         return
     sizes = _SIZE_MESSAGES.get(validator)
@@ -162,13 +156,13 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
             if validator.endswith("Length")
             else ("keys" if validator.endswith("Properties") else "items")
         )
-        yield located(
+        yield error_at(
             BAD_FORM,
-            at_value,
+            pointer,
             f"{subject} {sizes} {value} {unit} (it has {len(problem.instance):,})",
         )
         return
-    yield located(BAD_FORM, at_value, f"{subject}: {_clean(problem.message)}")
+    yield error_at(BAD_FORM, pointer, f"{subject}: {_clean(problem.message)}")
 
 
 _SIZE_MESSAGES = {

@@ -96,6 +96,24 @@ class Document:
         key, _ = self._nodes(pointer)
         return key.start_mark.line + 1, key.start_mark.column + 1
 
+    def error_at(
+        self,
+        code: str,
+        pointer: Pointer,
+        message: str,
+        hint: str | None = None,
+        *,
+        key: bool = False,
+        offset: int | None = None,
+    ) -> Diagnostic:
+        """An error at the value (or its `key`, or the `offset`-th character of the string)
+        at `pointer`: how every check says where a problem is."""
+        if offset is not None:
+            line, col = self.offset_at(pointer, offset)
+        else:
+            line, col = self.key_at(pointer) if key else self.value_at(pointer)
+        return error(code, self.path, line, col, message, hint)
+
     def offset_at(self, pointer: Pointer, offset: int) -> tuple[int, int]:
         """Line and column of the `offset`-th character of the string at `pointer`, counted in
         its value as read (after escapes and line folding), mapped back to the file."""

@@ -7,9 +7,10 @@ How to add a rule
    KB4xx formulas and roofline.
 2. Write the check as a function decorated with `@rule(code, name, scope)`. Its docstring is
    the rule's documentation (shown by `kb rules` and on the site): a one-line summary, then
-   `Fails:` and `Passes:` examples. The function yields Diagnostics; build them with
-   `diagnostics.error(code, path, line, col, message, hint)`, located with the model's
-   `where.at(...)` so the user sees the line and column they wrote.
+   `Fails:` and `Passes:` examples. The function yields Diagnostics, built where the problem
+   was written: `part.where.error(code, message, hint, at=("key",))` for a part of the typed
+   model, or `entry.source.error_at(code, pointer, message, hint)` for a pointer into the
+   file (`key=True` points at the key, `offset=` at a character inside a string).
    Scopes: `ENTRY` checks get `(entry, context)`, `DEVICE` checks get `(device, context)`,
    `KNOWLEDGE_BASE` checks get `(summaries, context)` once per run.
 3. Import the module at the bottom of this file.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..diagnostics import Diagnostic, error
+from ..diagnostics import Diagnostic
 from ..model import DEVICE_QUANTITIES, PEAK_FLOPS, Device, Entry, Located, parameter_names
 from ..quantity import Dimension, QuantityError, format_si, parse
 from ..schemas import suggest
@@ -18,17 +18,12 @@ MAGNITUDE = "KB206"
 _SEPARATOR = re.compile(r"\s+vs\.?\s+")
 
 
-def _unknown_device(
-    name: str, where: Located, index: int, entry: Entry, context: Context
-) -> Diagnostic:
-    line, col = where.at(index)
-    return error(
+def _unknown_device(name: str, where: Located, index: int, context: Context) -> Diagnostic:
+    return where.error(
         UNKNOWN_DEVICE,
-        entry.path,
-        line,
-        col,
         f"no device '{name}' in hardware/",
         suggest(name, sorted(context.devices), "devices"),
+        at=(index,),
     )
 
 
@@ -43,12 +38,12 @@ def known_devices(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         where = Located(parameter.where.source, (*parameter.where.pointer, "values_for"))
         for i, name in enumerate(parameter.values_for):
             if name not in context.devices:
-                yield _unknown_device(name, where, i, entry, context)
+                yield _unknown_device(name, where, i, context)
     for check in entry.checks:
         where = Located(check.where.source, (*check.where.pointer, "devices"))
         for i, name in enumerate(check.devices):
             if name not in context.devices:
-                yield _unknown_device(name, where, i, entry, context)
+                yield _unknown_device(name, where, i, context)
 
 
 @rule(UNKNOWN_PARAMETER, "known-parameter", Scope.ENTRY)
@@ -61,14 +56,11 @@ def known_parameters(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     names = parameter_names()
     for parameter in entry.hardware_parameters:
         if parameter.parameter not in names:
-            line, col = parameter.where.at("parameter")
-            yield error(
+            yield parameter.where.error(
                 UNKNOWN_PARAMETER,
-                entry.path,
-                line,
-                col,
                 f"'{parameter.parameter}' is not a hardware parameter",
                 suggest(parameter.parameter, names, "parameters"),
+                at=("parameter",),
             )
 
 
@@ -91,26 +83,23 @@ def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             continue
         pieces = _pieces(parameter.magnitude)
         if len(pieces) != len(parameter.values_for):
-            line, col = parameter.where.at("magnitude")
-            yield error(
+            yield parameter.where.error(
                 MAGNITUDE,
-                entry.path,
-                line,
-                col,
                 f"magnitude has {len(pieces)} value(s) for {len(parameter.values_for)} device(s)",
                 "write one value per device of values_for, in order, joined by ' vs '",
+                at=("magnitude",),
             )
             continue
-        pointer = (*parameter.where.pointer, "magnitude")
         for (offset, piece), device_id in zip(pieces, parameter.values_for, strict=True):
             device = context.devices.get(device_id)
             if device is None:
                 continue  # reported by known-device
             problem = _disagreement(piece, device, parameter.parameter, dimension)
             if problem is not None:
-                # Placed only when reported: mapping an offset back to the file is not free.
-                line, col = parameter.where.source.offset_at(pointer, offset)
-                yield error(MAGNITUDE, entry.path, line, col, *problem)
+                message, hint = problem
+                yield parameter.where.error(
+                    MAGNITUDE, message, hint, at=("magnitude",), offset=offset
+                )
 
 
 def _disagreement(

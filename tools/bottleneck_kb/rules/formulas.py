@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..diagnostics import Diagnostic, error
+from ..diagnostics import Diagnostic
 from ..evaluate import FORMULA
 from ..model import Entry, Located
 from ..schemas import suggest
@@ -40,14 +40,11 @@ def used_symbols_have_typical(entry: Entry, context: Context) -> Iterable[Diagno
     used = context.formulas.flops.symbols | context.formulas.bytes.symbols
     for symbol in entry.scales_with:
         if symbol.symbol in used and symbol.typical is None:
-            line, col = symbol.where.key()
-            yield error(
+            yield symbol.where.error(
                 NO_TYPICAL,
-                entry.path,
-                line,
-                col,
                 f"symbol '{symbol.symbol}' is used in the formulas but has no typical value",
                 "add `typical:` (and a `range:` to explore)",
+                key=True,
             )
 
 
@@ -63,17 +60,15 @@ def typical_within_range(entry: Entry, context: Context) -> Iterable[Diagnostic]
             continue
         lo, hi = symbol.range
         if lo > hi:
-            line, col = symbol.where.at("range")
-            yield error(OUT_OF_RANGE, entry.path, line, col, f"range [{lo:g}, {hi:g}] has lo > hi")
+            yield symbol.where.error(
+                OUT_OF_RANGE, f"range [{lo:g}, {hi:g}] has lo > hi", at=("range",)
+            )
         elif symbol.typical is not None and not lo <= symbol.typical <= hi:
-            line, col = symbol.where.at("typical")
-            yield error(
+            yield symbol.where.error(
                 OUT_OF_RANGE,
-                entry.path,
-                line,
-                col,
                 f"typical value {symbol.typical:g} of '{symbol.symbol}' is outside its range "
                 f"[{lo:g}, {hi:g}]",
+                at=("typical",),
             )
 
 
@@ -83,14 +78,12 @@ def _undeclared(
     declared = sorted(entry.symbols)
     for name in overrides:
         if name not in entry.symbols:
-            line, col = where.key("set", name)
-            yield error(
+            yield where.error(
                 UNKNOWN_OVERRIDE,
-                entry.path,
-                line,
-                col,
                 f"'{name}' is not a declared symbol",
                 suggest(name, declared, "symbols"),
+                at=("set", name),
+                key=True,
             )
 
 

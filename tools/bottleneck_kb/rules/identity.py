@@ -45,22 +45,16 @@ def entry_id_matches_path(entry: Entry, context: Context) -> Iterable[Diagnostic
     """
     expected = _expected(entry.path, "entries")
     if expected is None:
-        line, col = entry.source.value_at(("id",))
-        yield error(
+        yield entry.source.error_at(
             ID_PATH,
-            entry.path,
-            line,
-            col,
+            ("id",),
             "entry files live at entries/<namespace>/<slug>.yaml",
             f"move the file to entries/{entry.id}.yaml",
         )
     elif expected != entry.id:
-        line, col = entry.source.value_at(("id",))
-        yield error(
+        yield entry.source.error_at(
             ID_PATH,
-            entry.path,
-            line,
-            col,
+            ("id",),
             f"id '{entry.id}' does not match the file's path (expected '{expected}')",
             f"set id: {expected}, or move the file to entries/{entry.id}.yaml",
         )
@@ -75,12 +69,9 @@ def device_id_matches_file(device: Device, context: Context) -> Iterable[Diagnos
     """
     expected = _expected(device.path, "hardware")
     if expected != device.id:
-        line, col = device.source.value_at(("id",))
-        yield error(
+        yield device.source.error_at(
             DEVICE_ID,
-            device.path,
-            line,
-            col,
+            ("id",),
             f"device id '{device.id}' does not match the file name (expected '{expected}')",
             f"set id: {expected}, or rename the file to hardware/{device.id}.yaml",
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..diagnostics import Diagnostic, error
+from ..diagnostics import Diagnostic
 from ..evaluate import (
     EvaluationError,
     check_failures,
@@ -52,17 +52,13 @@ def evaluates_at_typical(entry: Entry, context: Context) -> Iterable[Diagnostic]
             work(entry, formulas, workaround=index)
         except EvaluationError as exc:
             assert exc.where is not None
-            problem = located(entry, exc.where, exc)
-            yield error(EVALUATION, problem.path, problem.line, problem.col, exc.message)
+            yield located(exc.where, exc, EVALUATION)
     dtype = entry.intensity.dtype
     for device in _claimed_devices(entry, context):
         if dtype not in device.peak_flops:
-            line, col = entry.source.value_at(("arithmetic_intensity", "dtype"))
-            yield error(
+            yield entry.source.error_at(
                 EVALUATION,
-                entry.path,
-                line,
-                col,
+                ("arithmetic_intensity", "dtype"),
                 f"{device.id} has no dense {dtype} peak in the catalog",
                 "use a dtype the devices of hardware_parameters support",
             )
@@ -84,12 +80,9 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         except EvaluationError:
             continue  # reported by evaluates
         if result.verdict != entry.bound_by:
-            line, col = entry.source.value_at(("bound_by",))
-            yield error(
+            yield entry.source.error_at(
                 BOUND_BY,
-                entry.path,
-                line,
-                col,
+                ("bound_by",),
                 f"bound_by is {entry.bound_by}, but "
                 f"{explain(result, describe(result.values, context.formulas))}: FAIL",
                 "fix the formulas or typical values, or change bound_by",
@@ -112,5 +105,4 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             except EvaluationError:
                 continue  # reported by evaluates, or by known-override
             for failure in check_failures(check, result, context.formulas):
-                line, col = check.where.at("expect")
-                yield error(CHECK, entry.path, line, col, failure, f"claim: {check.claim}")
+                yield check.where.error(CHECK, failure, f"claim: {check.claim}", at=("expect",))
