@@ -232,54 +232,45 @@ def load(raw: bytes, display: str) -> tuple[Document | None, list[Diagnostic]]:
 
 
 def _decode(raw: bytes, display: str) -> str:
+    def stop(code: str, text: str, offset: int, message: str, hint: str) -> _Stop:
+        line, col = _line_col(text, offset)
+        return _Stop(error(code, display, line, col, message, hint))
+
     if len(raw) > MAX_FILE_BYTES:
         raise _Stop(_too_large(display, len(raw)))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-            raise _Stop(
-                error(ENCODING, display, 1, 1, "file is UTF-16, not UTF-8", "save it as UTF-8")
-            ) from None
-        line, col = _line_col(raw[: exc.start].decode("utf-8", "replace"), exc.start)
-        raise _Stop(
-            error(
-                ENCODING,
-                display,
-                line,
-                col,
-                f"byte 0x{raw[exc.start]:02x} is not valid UTF-8",
-                "save the file as UTF-8",
-            )
+            raise stop(ENCODING, "", 0, "file is UTF-16, not UTF-8", "save it as UTF-8") from None
+        before = raw[: exc.start].decode("utf-8", "replace")
+        raise stop(
+            ENCODING,
+            before,
+            len(before),
+            f"byte 0x{raw[exc.start]:02x} is not valid UTF-8",
+            "save the file as UTF-8",
         ) from None
     # Some editors write a leading byte-order mark; anywhere else it is an invisible character.
     text = text.removeprefix("\ufeff")
     inner = text.find("\ufeff")
     if inner >= 0:
-        line, col = _line_col(text, inner)
-        raise _Stop(
-            error(
-                ENCODING,
-                display,
-                line,
-                col,
-                "byte-order mark (U+FEFF) inside the file",
-                "delete the invisible character",
-            )
+        raise stop(
+            ENCODING,
+            text,
+            inner,
+            "byte-order mark (U+FEFF) inside the file",
+            "delete the invisible character",
         )
     hidden = _INVISIBLE.search(text)
     if hidden:
-        line, col = _line_col(text, hidden.start())
-        raise _Stop(
-            error(
-                CONTROL_CHARACTER,
-                display,
-                line,
-                col,
-                f"invisible control character U+{ord(hidden.group()):04X} in the file",
-                "delete it: line separators and direction overrides make the text on screen "
-                "differ from the text read",
-            )
+        raise stop(
+            CONTROL_CHARACTER,
+            text,
+            hidden.start(),
+            f"invisible control character U+{ord(hidden.group()):04X} in the file",
+            "delete it: line separators and direction overrides make the text on screen "
+            "differ from the text read",
         )
     return text
 
