@@ -72,7 +72,7 @@ def test_every_code_but_internal_has_a_fixture() -> None:
         for expected in (FIXTURES / folder).glob("*.expected")
         for _, _, code, _ in read_expected(expected)
     }
-    # Cases that cannot be fixture files: two files (tests/rules/test_identity.py), a file over
-    # 1 MiB and paths that are not regular files (tests/test_hostile.py).
-    covered |= {"KB202", "KB009", "KB011"}
+    # Cases that cannot be fixture files: two files (tests/rules/test_identity.py) and paths
+    # that are not regular files (tests/test_hostile.py).
+    covered |= {"KB202", "KB011"}
     assert sorted(set(REGISTRY) - covered - {INTERNAL}) == []

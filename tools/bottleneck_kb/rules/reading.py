@@ -101,7 +101,7 @@ emitted(
     "too-large",
     _LOADER,
     """
-    The file is over 1 MiB or holds more than 50,000 values.
+    The file is over 1 MiB or holds more than 50,000 keys and values.
 
     Fails: a 2 MB entry
     Passes: an entry of a few kilobytes
