@@ -210,3 +210,14 @@ def test_the_root_is_found_from_the_current_folder_upwards(
     lost = run("check")
     assert lost.exit_code == 2
     assert "no knowledge base at or above" in lost.output
+
+
+def test_warnings_pass_unless_strict(kb_root: Path) -> None:
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    entry.write_text(entry.read_text(encoding="utf-8") + "notes: yes\n", encoding="utf-8")
+    relaxed = run("check", "--root", str(kb_root))
+    strict = run("check", "--root", str(kb_root), "--strict")
+    assert (relaxed.exit_code, strict.exit_code) == (0, 1)
+    assert relaxed.output.splitlines()[-1] == (
+        "Found 1 warning in 1 file; checked 1 entry against 2 devices."
+    )

@@ -61,6 +61,7 @@ def main() -> None:
     default=None,
     help="Output format [default: github when GITHUB_ACTIONS is set, else text].",
 )
+@click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
 @click.option(
     "--jobs",
     "-j",
@@ -70,11 +71,16 @@ def main() -> None:
 )
 @_root_option
 def check(
-    paths: tuple[Path, ...], output_format: str | None, jobs: int | None, root: Path | None
+    paths: tuple[Path, ...],
+    output_format: str | None,
+    strict: bool,
+    jobs: int | None,
+    root: Path | None,
 ) -> None:
     """Validate the knowledge base, or only PATHS (still checked against the catalog).
 
-    Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or internal error.
+    Exit status: 0 no errors (warnings allowed unless --strict), 1 errors found, 2 usage or
+    internal error.
     """
     from .check import check as run_check
     from .diagnostics import INTERNAL
@@ -86,7 +92,7 @@ def check(
     click.echo(REPORTERS[output_format](result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):
         sys.exit(2)
-    sys.exit(1 if result.errors else 0)
+    sys.exit(1 if result.errors or (strict and result.warnings) else 0)
 
 
 def _parse_assignments(values: tuple[str, ...]) -> dict[str, float]:
