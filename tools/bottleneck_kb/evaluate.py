@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from . import formula
 from .diagnostics import Diagnostic
-from .model import Check, Device, Entry, Formula, Workaround
+from .model import Check, Device, Entry, Formula
 from .quantity import format_ratio, format_seconds, format_si
 
 FORMULA = "KB401"
@@ -305,10 +305,6 @@ def _midpoint(left: float, right: float) -> float:
 
 def speedup(baseline: Result, modeled: Result) -> float:
     return baseline.time / modeled.time
-
-
-def modeled_workarounds(entry: Entry) -> list[tuple[int, Workaround]]:
-    return [(i, w) for i, w in enumerate(entry.workarounds) if w.model is not None]
 
 
 def explain(result: Result, at: str) -> str:
