@@ -221,3 +221,18 @@ def test_warnings_pass_unless_strict(kb_root: Path) -> None:
     assert relaxed.output.splitlines()[-1] == (
         "Found 1 warning in 1 file; checked 1 entry against 2 devices."
     )
+
+
+def test_eval_skips_devices_without_the_entrys_dtype(kb_root: Path) -> None:
+    h100 = kb_root / "hardware" / "nvidia-h100-sxm.yaml"
+    h100.write_text(
+        h100.read_text(encoding="utf-8").replace("  bf16: 989.4 TFLOP/s\n", ""), encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        main, ["eval", "fixtures/minimal", "--root", str(kb_root), "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "nvidia-h100-sxm: skipped, no dense bf16 peak in the catalog" in result.stderr
+    assert [row["device"] for row in json.loads(result.stdout)["results"]] == [
+        "amd-instinct-mi300x"
+    ]

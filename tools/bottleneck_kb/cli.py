@@ -167,7 +167,13 @@ def eval_command(
             + suggest(missing[0], sorted(kb.catalog.devices), "devices"),
             param_hint="--on",
         )
-    chosen = [kb.catalog.devices[n] for n in devices] or list(kb.catalog.devices.values())
+    dtype = entry.intensity.dtype
+    if devices:
+        chosen = [kb.catalog.devices[n] for n in devices]
+    else:  # every device that can run the entry's dtype; say which cannot
+        chosen = [d for d in kb.catalog.devices.values() if dtype in d.peak_flops]
+        for skipped in sorted(set(kb.catalog.devices) - {d.id for d in chosen}):
+            click.echo(f"{skipped}: skipped, no dense {dtype} peak in the catalog", err=True)
     formulas, problems = parse_formulas(entry)
     if formulas is None:
         for d in problems:
