@@ -282,9 +282,11 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
     return len(lines), len(lines[-1]) + 1
 
 
-# Where an anchor (&a) or alias (*a) could start a node: at a line start, after white space,
-# or after a flow indicator or a colon. A match only means "look closer".
-_MAYBE_ANCHOR = re.compile(r"[&*][^\s]")
+# Where an anchor (&a), an alias (*a), a tag (!t, or a lone !) or a directive (%YAML) could
+# stand: at a line start, after white space, or after a flow indicator or a colon. A match only
+# means "look closer", at libyaml's events.
+# One character class: an alternation here would make the scan of every file four times slower.
+_MAYBE_EVENTS = re.compile(r"[&*!%]")
 _NODE_START_BEFORE = frozenset(" \t\r\n[{,:")
 
 
@@ -350,8 +352,9 @@ class _Builder:
             return self._stop(SYNTAX, mark, f"YAML syntax error: {problem}")
         return _Stop(error(SYNTAX, self.display, 1, 1, f"YAML error: {exc}"))
 
-    def _refuse_anchors(self, text: str) -> None:
-        """Stop at the first anchor or alias, found exactly from libyaml's events."""
+    def _refuse_by_events(self, text: str) -> None:
+        """Stop at the first anchor, alias, tag or directive, found exactly from libyaml's
+        events. (The composer hides anchors, and resolves a lone `!` as if it were absent.)"""
         parser = CParser(text)
         try:
             while True:
@@ -359,6 +362,13 @@ class _Builder:
                 kind = type(event)
                 if kind is yaml.StreamEndEvent:
                     return
+                if kind is yaml.DocumentStartEvent and (event.version or event.tags):
+                    raise self._stop(
+                        SYNTAX,
+                        event.start_mark,
+                        "YAML directives (%YAML, %TAG) are not allowed",
+                        "remove the line: entries are read as YAML 1.2, whatever it says",
+                    )
                 anchor = getattr(event, "anchor", None)
                 if anchor is not None:
                     sign = "*" if kind is yaml.AliasEvent else "&"
@@ -374,6 +384,14 @@ class _Builder:
                             f"{_ANCHOR_WORDS[sign]} '{sign}{anchor}' is not allowed",
                             "write the value out in full; anchors and aliases are refused",
                         )
+                    )
+                tag = getattr(event, "tag", None)
+                if tag is not None:
+                    raise self._stop(
+                        TAG,
+                        event.start_mark,
+                        f"tag '{tag}' is not allowed",
+                        "remove the tag; values are plain strings, numbers and lists",
                     )
         except yaml.YAMLError as exc:
             raise self._yaml_error(text, exc) from None
@@ -403,11 +421,8 @@ class _Builder:
 
     def build(self) -> dict[str, Any]:
         text = self.text
-        if any(
-            m.start() == 0 or text[m.start() - 1] in _NODE_START_BEFORE
-            for m in _MAYBE_ANCHOR.finditer(text)
-        ):
-            self._refuse_anchors(text)
+        if _needs_event_scan(text):
+            self._refuse_by_events(text)
         # Every node needs one of these characters; a file with fewer cannot have too many
         # nodes, and one with more is counted from the event stream before any tree is built.
         if sum(text.count(mark) for mark in ",:-[{?\n\r") > MAX_NODES:
@@ -628,6 +643,18 @@ class _Builder:
                     "remove it; escape sequences for control characters are not allowed",
                 )
             )
+
+
+def _needs_event_scan(text: str) -> bool:
+    """True when an anchor, alias, tag or directive may stand somewhere in `text`."""
+    for match in _MAYBE_EVENTS.finditer(text):
+        at = match.start()
+        if at and text[at - 1] not in _NODE_START_BEFORE:
+            continue  # inside a word: '45%', 'Hello!'
+        if match.group() in "&*" and text[at + 1 : at + 2].strip() == "":
+            continue  # '2 * k' is arithmetic; an anchor or alias has a name
+        return True
+    return False
 
 
 def _portable(text: str) -> str:
