@@ -105,7 +105,8 @@ def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = No
         import multiprocessing
 
         _WORKER_STATE = (root, devices)
-        chunk = max(1, min(200, len(files) // (workers * 4) or 1))
+        # Small chunks keep both workers busy to the end; a chunk costs one message each way.
+        chunk = max(1, min(50, len(files) // (workers * 4)))
         chunks = [files[i : i + chunk] for i in range(0, len(files), chunk)]
         try:
             with multiprocessing.get_context("fork").Pool(workers) as pool:

@@ -1,5 +1,9 @@
 """Typed entries and devices, built from documents the schema has accepted.
 
+Models are read-only by convention: nothing changes them after `build_entry`/`build_device`.
+They are not frozen dataclasses because freezing makes construction twice as slow, and
+`kb check` builds some thirty of them for every entry.
+
 Each model keeps its Document and the pointer it was read from, so a rule that finds a problem
 in a typed value can still say where the user wrote it.
 """
@@ -26,7 +30,7 @@ DEVICE_QUANTITIES: dict[str, Dimension] = {
 PEAK_FLOPS = "peak_flops"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Located:
     """Where a model part was read from."""
 
@@ -49,7 +53,7 @@ class Located:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reference:
     title: str
     arxiv: str | None
@@ -60,7 +64,7 @@ class Reference:
         return f"https://arxiv.org/abs/{self.arxiv}" if self.arxiv else str(self.url)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Formula:
     """A formula as written; parsing is the formula module's business."""
 
@@ -68,7 +72,7 @@ class Formula:
     where: Located
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Symbol:
     name: str
     symbol: str
@@ -79,7 +83,7 @@ class Symbol:
     where: Located
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Intensity:
     summary: str
     flops: Formula
@@ -87,7 +91,7 @@ class Intensity:
     dtype: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HardwareParameter:
     parameter: str
     effect: str
@@ -97,7 +101,7 @@ class HardwareParameter:
     where: Located
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WorkaroundModel:
     overrides: dict[str, float]
     flops: Formula | None
@@ -105,7 +109,7 @@ class WorkaroundModel:
     where: Located
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Workaround:
     title: str
     description: str
@@ -114,7 +118,7 @@ class Workaround:
     reported: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Check:
     claim: str
     overrides: dict[str, float]
@@ -124,7 +128,7 @@ class Check:
     where: Located
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Entry:
     id: str
     title: str
@@ -142,20 +146,20 @@ class Entry:
     symbols: dict[str, Symbol] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "symbols", {s.symbol: s for s in self.scales_with})
+        self.symbols = {s.symbol: s for s in self.scales_with}
 
     @property
     def path(self) -> str:
         return self.source.path
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Source:
     url: str
     supports: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Device:
     id: str
     name: str
