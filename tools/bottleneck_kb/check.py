@@ -8,6 +8,7 @@ internal-error diagnostic for that file, and the other files' results still stan
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -67,14 +68,30 @@ def _check_file(
     return found, summary
 
 
-# Set in the parent before forking, so workers inherit the catalog instead of re-reading it.
+# Set before checking; forked workers inherit it instead of re-reading the catalog.
 _WORKER_STATE: tuple[Path, dict[str, Device]] | None = None
 
 
 def _check_chunk(paths: list[Path]) -> list[tuple[list[Diagnostic], Summary | None]]:
     assert _WORKER_STATE is not None
     root, devices = _WORKER_STATE
-    return [_check_file(path, root, devices) for path in paths]
+    # A file's objects die with it, freed by reference counts (node trees and models hold no
+    # cycles), so the collector's many passes while reading are pure cost: pause it, and
+    # collect what is young once a chunk in case an error path left a cycle.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [_check_file(path, root, devices) for path in paths]
+    finally:
+        gc.collect(0)
+        if was_enabled:
+            gc.enable()
+
+
+def _chunks(files: list[Path], workers: int) -> list[list[Path]]:
+    # Small chunks keep every worker busy to the end; a chunk costs one message each way.
+    size = max(1, min(50, len(files) // (workers * 4)))
+    return [files[i : i + size] for i in range(0, len(files), size)]
 
 
 def _jobs(requested: int | None, count: int) -> int:
@@ -99,20 +116,23 @@ def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = No
 
     files = entry_paths(root, paths, diagnostics)
     workers = _jobs(jobs, len(files))
-    if workers == 1:
-        results = [_check_file(path, root, devices) for path in files]
-    else:
-        import multiprocessing
+    _WORKER_STATE = (root, devices)
+    try:
+        if workers == 1:
+            results = [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]
+        else:
+            import multiprocessing
 
-        _WORKER_STATE = (root, devices)
-        # Small chunks keep both workers busy to the end; a chunk costs one message each way.
-        chunk = max(1, min(50, len(files) // (workers * 4)))
-        chunks = [files[i : i + chunk] for i in range(0, len(files), chunk)]
-        try:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                results = [r for part in pool.imap(_check_chunk, chunks) for r in part]
-        finally:
-            _WORKER_STATE = None
+            # What the workers inherit is never garbage: frozen, their collections skip it.
+            gc.freeze()
+            try:
+                with multiprocessing.get_context("fork").Pool(workers) as pool:
+                    chunks = _chunks(files, workers)
+                    results = [r for part in pool.imap(_check_chunk, chunks) for r in part]
+            finally:
+                gc.unfreeze()
+    finally:
+        _WORKER_STATE = None
 
     summaries = []
     for found, summary in results:
