@@ -95,11 +95,14 @@ def _chunks(files: list[Path], workers: int) -> list[list[Path]]:
 
 
 def _jobs(requested: int | None, count: int) -> int:
-    if requested is not None:
-        return max(1, requested)
-    if count < PARALLEL_THRESHOLD or not hasattr(os, "fork"):
+    if not hasattr(os, "fork"):  # workers inherit the catalog by forking
         return 1
-    return min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8)
+    if requested is not None:
+        return requested
+    if count < PARALLEL_THRESHOLD:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(cores or 1, 8)
 
 
 def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = None) -> CheckResult:
