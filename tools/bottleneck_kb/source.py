@@ -16,6 +16,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -352,72 +353,64 @@ class _Builder:
             return self._stop(SYNTAX, mark, f"YAML syntax error: {problem}")
         return _Stop(error(SYNTAX, self.display, 1, 1, f"YAML error: {exc}"))
 
-    def _refuse_by_events(self, text: str) -> None:
-        """Stop at the first anchor, alias, tag or directive, found exactly from libyaml's
-        events. (The composer hides anchors, and resolves a lone `!` as if it were absent.)"""
+    def _events(self, text: str) -> Iterator[Any]:
+        """libyaml's events for `text`, up to the end of the stream; YAML errors located."""
         parser = CParser(text)
         try:
-            while True:
-                event = parser.get_event()
-                kind = type(event)
-                if kind is yaml.StreamEndEvent:
-                    return
-                if kind is yaml.DocumentStartEvent and (event.version or event.tags):
-                    raise self._stop(
-                        SYNTAX,
-                        event.start_mark,
-                        "YAML directives (%YAML, %TAG) are not allowed",
-                        "remove the line: entries are read as YAML 1.2, whatever it says",
-                    )
-                anchor = getattr(event, "anchor", None)
-                if anchor is not None:
-                    sign = "*" if kind is yaml.AliasEvent else "&"
-                    # The event starts at its tag, if any; point at the anchor itself.
-                    at = text.find(f"{sign}{anchor}", event.start_mark.index)
-                    line, col = _line_col(text, at if at >= 0 else event.start_mark.index)
-                    raise _Stop(
-                        error(
-                            ALIAS,
-                            self.display,
-                            line,
-                            col,
-                            f"{_ANCHOR_WORDS[sign]} '{sign}{anchor}' is not allowed",
-                            "write the value out in full; anchors and aliases are refused",
-                        )
-                    )
-                tag = getattr(event, "tag", None)
-                if tag is not None:
-                    raise self._stop(
-                        TAG,
-                        event.start_mark,
-                        f"tag '{tag}' is not allowed",
-                        "remove the tag; values are plain strings, numbers and lists",
-                    )
+            while type(event := parser.get_event()) is not yaml.StreamEndEvent:
+                yield event
         except yaml.YAMLError as exc:
             raise self._yaml_error(text, exc) from None
         finally:
             parser.dispose()
 
+    def _refuse_by_events(self, text: str) -> None:
+        """Stop at the first anchor, alias, tag or directive, found exactly from libyaml's
+        events. (The composer hides anchors, and resolves a lone `!` as if it were absent.)"""
+        for event in self._events(text):
+            kind = type(event)
+            if kind is yaml.DocumentStartEvent and (event.version or event.tags):
+                raise self._stop(
+                    SYNTAX,
+                    event.start_mark,
+                    "YAML directives (%YAML, %TAG) are not allowed",
+                    "remove the line: entries are read as YAML 1.2, whatever it says",
+                )
+            anchor = getattr(event, "anchor", None)
+            if anchor is not None:
+                sign = "*" if kind is yaml.AliasEvent else "&"
+                # The event starts at its tag, if any; point at the anchor itself.
+                at = text.find(f"{sign}{anchor}", event.start_mark.index)
+                line, col = _line_col(text, at if at >= 0 else event.start_mark.index)
+                raise _Stop(
+                    error(
+                        ALIAS,
+                        self.display,
+                        line,
+                        col,
+                        f"{_ANCHOR_WORDS[sign]} '{sign}{anchor}' is not allowed",
+                        "write the value out in full; anchors and aliases are refused",
+                    )
+                )
+            tag = getattr(event, "tag", None)
+            if tag is not None:
+                raise self._stop(
+                    TAG,
+                    event.start_mark,
+                    f"tag '{tag}' is not allowed",
+                    "remove the tag; values are plain strings, numbers and lists",
+                )
+
     def _refuse_too_many_nodes(self, text: str) -> None:
         """Stop at the first node past MAX_NODES, without composing the tree."""
-        parser = CParser(text)
         nodes = 0
-        try:
-            while True:
-                event = parser.get_event()
-                kind = type(event)
-                if kind is yaml.StreamEndEvent:
-                    return
-                if kind in _NODE_EVENTS:
-                    nodes += 1
-                    if nodes > MAX_NODES:
-                        raise self._stop(
-                            TOO_LARGE, event.start_mark, f"more than {MAX_NODES:,} keys and values"
-                        )
-        except yaml.YAMLError as exc:
-            raise self._yaml_error(text, exc) from None
-        finally:
-            parser.dispose()
+        for event in self._events(text):
+            if type(event) in _NODE_EVENTS:
+                nodes += 1
+                if nodes > MAX_NODES:
+                    raise self._stop(
+                        TOO_LARGE, event.start_mark, f"more than {MAX_NODES:,} keys and values"
+                    )
 
     def build(self) -> dict[str, Any]:
         text = self.text
