@@ -51,3 +51,25 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert f"\n{command}\n" in readme
     assert "pytest" in command
     assert shutil.which("python3") is not None
+
+
+def test_kb_check_imports_nothing_heavy() -> None:
+    """sympy and the reference jsonschema validator cost more to import than a check of a
+    small knowledge base; the check path must not load them (kb eval may)."""
+    probe = (
+        "import sys\n"
+        "from bottleneck_kb.cli import main\n"
+        "sys.argv = ['kb', 'check', '--root', sys.argv[1]]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in ('sympy', 'jsonschema', 'matplotlib') if m in sys.modules))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe, str(REPOSITORY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert run.stdout.splitlines()[-1] == "[]"
