@@ -139,10 +139,10 @@ def eval_command(
     """Evaluate ENTRY_ID (e.g. flops/speculative-draft) on devices of the catalog."""
     import json
 
+    from .diagnostics import located_line, printable
     from .evaluate import EvaluationError, parse_formulas
     from .evaluation import evaluate_entry, to_dict, to_text
     from .kb import KnowledgeBase
-    from .report import safe
     from .schemas import suggest
 
     overrides = _parse_assignments(assignments)
@@ -151,7 +151,7 @@ def eval_command(
     entry = kb.entry(entry_id)
     if entry is None:
         for d in kb.diagnostics:
-            click.echo(safe(f"{d.path}:{d.line}:{d.col}: {d.code} {d.message}"), err=True)
+            click.echo(located_line(d), err=True)
         raise click.ClickException(f"cannot evaluate '{entry_id}'")
     unknown = [name for name in overrides if name not in entry.symbols]
     if unknown:
@@ -177,7 +177,7 @@ def eval_command(
     formulas, problems = parse_formulas(entry)
     if formulas is None:
         for d in problems:
-            click.echo(safe(f"{d.path}:{d.line}:{d.col}: {d.code} {d.message}"), err=True)
+            click.echo(located_line(d), err=True)
         raise click.ClickException(f"the formulas of '{entry_id}' do not parse")
     try:
         evaluation = evaluate_entry(entry, formulas, chosen, overrides)
@@ -186,7 +186,7 @@ def eval_command(
     if output_format == "json":
         click.echo(json.dumps(to_dict(evaluation), indent=2))
     else:
-        click.echo(safe(to_text(evaluation)), nl=False)
+        click.echo(printable(to_text(evaluation)), nl=False)
 
 
 @main.command()

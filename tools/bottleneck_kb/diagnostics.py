@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -35,6 +36,23 @@ def error(
     code: str, path: str, line: int, col: int, message: str, hint: str | None = None
 ) -> Diagnostic:
     return Diagnostic(code, Severity.ERROR, path, line, col, message, hint)
+
+
+#: C0 and C1 controls but tab and newline. Entries may not contain them (the loader refuses
+#: them) and output never shows them raw: messages quote what users wrote, and nothing a user
+#: wrote may move a terminal's cursor or reach a page as markup.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with every control character shown as an escape (`\\x1b`)."""
+    return CONTROL_CHARACTERS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def located_line(d: Diagnostic) -> str:
+    """`path:line:col: CODE message`, the form editors and CI logs link to."""
+    level = "" if d.severity is Severity.ERROR else "warning: "
+    return printable(f"{d.path}:{d.line}:{d.col}: {d.code} {level}{d.message}")
 
 
 def sorted_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

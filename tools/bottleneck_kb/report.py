@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 from .check import CheckResult
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import Diagnostic, Severity, located_line, printable
 
 Reporter = Callable[[CheckResult], str]
 REPORTERS: dict[str, Reporter] = {}
-
-# Messages quote what users wrote; nothing they wrote may move a terminal's cursor.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def reporter(name: str) -> Callable[[Reporter], Reporter]:
@@ -23,10 +19,6 @@ def reporter(name: str) -> Callable[[Reporter], Reporter]:
         return function
 
     return register
-
-
-def safe(text: str) -> str:
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def summary(result: CheckResult) -> str:
@@ -48,10 +40,9 @@ def summary(result: CheckResult) -> str:
 def text(result: CheckResult) -> str:
     lines = []
     for d in result.diagnostics:
-        level = "" if d.severity is Severity.ERROR else "warning: "
-        lines.append(safe(f"{d.path}:{d.line}:{d.col}: {d.code} {level}{d.message}"))
+        lines.append(located_line(d))
         if d.hint:
-            lines.append(safe(f"    hint: {d.hint}"))
+            lines.append(printable(f"    hint: {d.hint}"))
     lines.append(summary(result))
     return "\n".join(lines) + "\n"
 
@@ -101,8 +92,8 @@ def github(result: CheckResult) -> str:
         command = "error" if d.severity is Severity.ERROR else "warning"
         message = d.message + (f"\n{d.hint}" if d.hint else "")
         lines.append(
-            f"::{command} file={_escape_property(safe(d.path))},line={d.line},col={d.col},"
-            f"title={_escape_property(d.code)}::{_escape_data(safe(message))}"
+            f"::{command} file={_escape_property(printable(d.path))},line={d.line},col={d.col},"
+            f"title={_escape_property(d.code)}::{_escape_data(printable(message))}"
         )
     lines.append(summary(result))
     return "\n".join(lines) + "\n"

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 from yaml._yaml import CParser
 
-from .diagnostics import Diagnostic, Severity, error
+from .diagnostics import CONTROL_CHARACTERS, Diagnostic, Severity, error
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 32
@@ -68,9 +68,6 @@ _YAML11_FLOAT = re.compile(
 )
 _LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")
 _SPECIAL_FLOAT = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
-# C0 and C1 controls except tab and newline: escape sequences written in double-quoted
-# strings would otherwise reach a terminal or a rendered page raw.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Characters libyaml accepts raw that change what a reader sees: NEL, line and paragraph
 # separators (libyaml breaks lines at them, editors mostly do not) and bidirectional overrides.
 _INVISIBLE = re.compile("[\x85\u200b\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069]")
@@ -637,7 +634,7 @@ class _Builder:
         )
 
     def _check_text(self, text: str, node: Any) -> None:
-        found = _CONTROL.search(text)
+        found = CONTROL_CHARACTERS.search(text)
         if found:
             line, col = _source_position(
                 self.text, node.start_mark.line + 1, _content_column(node), found.start()
