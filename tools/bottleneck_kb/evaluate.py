@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from . import formula
 from .diagnostics import Diagnostic
-from .model import Check, Device, Entry, Formula
+from .model import Check, Device, Entry, WrittenFormula
 from .quantity import format_ratio, format_seconds, format_si
 
 FORMULA = "KB401"
@@ -28,7 +28,7 @@ BISECTION_STEPS = 60
 class EvaluationError(ValueError):
     """An evaluation that cannot give a number; `where` is the formula that failed, if any."""
 
-    def __init__(self, message: str, where: Formula | None = None, offset: int = 0) -> None:
+    def __init__(self, message: str, where: WrittenFormula | None = None, offset: int = 0) -> None:
         super().__init__(message)
         self.message = message
         self.where = where
@@ -107,7 +107,7 @@ class Crossover:
 
 
 def located(
-    where: Formula, exc: formula.FormulaError | EvaluationError, code: str = FORMULA
+    where: WrittenFormula, exc: formula.FormulaError | EvaluationError, code: str = FORMULA
 ) -> Diagnostic:
     """A formula problem at the line and column inside the formula where it is."""
     return where.where.error(code, exc.message, getattr(exc, "hint", None), offset=exc.offset)
@@ -118,7 +118,7 @@ def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
     declared = frozenset(entry.symbols)
     problems: list[Diagnostic] = []
 
-    def parse(where: Formula | None) -> formula.Formula | None:
+    def parse(where: WrittenFormula | None) -> formula.Formula | None:
         if where is None:
             return None
         try:
@@ -152,7 +152,7 @@ def assignment(entry: Entry, overrides: Mapping[str, float] | None = None) -> di
     return values
 
 
-def _value(source: Formula, parsed: formula.Formula, values: Mapping[str, float]) -> float:
+def _value(source: WrittenFormula, parsed: formula.Formula, values: Mapping[str, float]) -> float:
     missing = sorted(parsed.symbols - values.keys())
     if missing:
         raise EvaluationError(

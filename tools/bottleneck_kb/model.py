@@ -65,7 +65,7 @@ class Reference:
 
 
 @dataclass(slots=True)
-class Formula:
+class WrittenFormula:
     """A formula as written; parsing is the formula module's business."""
 
     text: str
@@ -86,8 +86,8 @@ class Symbol:
 @dataclass(slots=True)
 class Intensity:
     summary: str
-    flops: Formula
-    bytes: Formula
+    flops: WrittenFormula
+    bytes: WrittenFormula
     dtype: str
 
 
@@ -104,8 +104,8 @@ class HardwareParameter:
 @dataclass(slots=True)
 class WorkaroundModel:
     overrides: dict[str, float]
-    flops: Formula | None
-    bytes: Formula | None
+    flops: WrittenFormula | None
+    bytes: WrittenFormula | None
     where: Located
 
 
@@ -209,8 +209,8 @@ def build_entry(source: Document) -> Entry:
     def at(*pointer: str | int) -> Located:
         return Located(source, pointer)
 
-    def formula(text: str, *pointer: str | int) -> Formula:
-        return Formula(text, at(*pointer))
+    def formula(text: str, *pointer: str | int) -> WrittenFormula:
+        return WrittenFormula(text, at(*pointer))
 
     ai = data["arithmetic_intensity"]
     workarounds = []
