@@ -42,6 +42,7 @@ __all__ = [
     "FormulaError",
     "Function",
     "evaluate",
+    "offset_of",
     "parse",
 ]
 
@@ -275,7 +276,7 @@ def _after(text: str, end: int | None) -> int:
     return index
 
 
-def _offset(text: str, node: ast.AST) -> int:
+def offset_of(text: str, node: ast.AST) -> int:
     """The offset to report for a problem with ``node``.
 
     For infix constructs that is the operator (the ``//`` in ``k // 2``, the ``.`` in
@@ -313,7 +314,7 @@ class _Validator:
         self.used: set[str] = set()
 
     def reject(self, node: ast.AST, message: str, hint: str | None = None) -> FormulaError:
-        return FormulaError(message, _offset(self.text, node), hint)
+        return FormulaError(message, offset_of(self.text, node), hint)
 
     def check(self, node: ast.AST, depth: int) -> None:
         # Checked before looking at the node so recursion never goes deeper than MAX_DEPTH.
@@ -449,7 +450,7 @@ def _bind(formula: Formula, name: str, values: Mapping[str, float]) -> float:
             ),
             formula.tree,
         )
-        return FormulaError(message, _offset(formula.text, first_use))
+        return FormulaError(message, offset_of(formula.text, first_use))
 
     if name not in values:
         raise fail(f"no value given for symbol `{name}`")
@@ -475,7 +476,7 @@ def _compile(node: ast.AST, text: str) -> Program:
 
     Depth is bounded by validation, so the recursion here and in the closures is safe.
     """
-    offset = _offset(text, node)
+    offset = offset_of(text, node)
 
     def finite(result: float) -> float:
         if not math.isfinite(result):

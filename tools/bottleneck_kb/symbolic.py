@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import sympy
 
-from .formula import Formula, FormulaError, _offset
+from .formula import Formula, FormulaError, offset_of
 
 __all__ = [
     "MAX_EXACT_BITS",
@@ -110,7 +110,9 @@ def _convert(node: ast.AST, symbols: Mapping[str, sympy.Symbol], text: str) -> s
             args = [_convert(arg, symbols, text) for arg in node.args]
             return _finite(function(*args), text, node)
     # Unreachable for trees produced by parse(), which only admits the cases above.
-    raise FormulaError(f"`{type(node).__name__}` cannot be converted to sympy", _offset(text, node))
+    raise FormulaError(
+        f"`{type(node).__name__}` cannot be converted to sympy", offset_of(text, node)
+    )
 
 
 def _finite(result: sympy.Expr, text: str, node: ast.AST) -> sympy.Expr:
@@ -120,7 +122,7 @@ def _finite(result: sympy.Expr, text: str, node: ast.AST) -> sympy.Expr:
     each operation's own result is enough to catch them where they first appear.
     """
     if result in _NON_FINITE:
-        raise FormulaError("result is not a finite number", _offset(text, node))
+        raise FormulaError("result is not a finite number", offset_of(text, node))
     return result
 
 
@@ -128,7 +130,7 @@ def _check_power(base: sympy.Expr, exponent: sympy.Expr, text: str, node: ast.Bi
     """Refuse powers that would make sympy compute enormous exact numbers or polynomials."""
     if not exponent.is_Number:
         return
-    offset = _offset(text, node)  # the `**` token
+    offset = offset_of(text, node)  # the `**` token
     if base.is_Number:
         # Floating-point powers are cheap whatever their size; only exact ones are a risk.
         if base.is_Float or exponent.is_Float:
