@@ -133,3 +133,12 @@ def test_schema_files_are_plain_json() -> None:
     for kind in KINDS:
         text = (REPOSITORY / "schema" / f"{kind}.schema.json").read_text(encoding="utf-8")
         assert json.loads(text) == schemas.schema(kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_published_schema_is_the_packaged_one(kind: str) -> None:
+    """`schema/` is what editors and other repositories point at; the package validates with
+    its own copy. They must be the same file."""
+    packaged = (Path(schemas.__file__).parent / f"{kind}.schema.json").read_bytes()
+    published = (REPOSITORY / "schema" / f"{kind}.schema.json").read_bytes()
+    assert packaged == published, f"copy tools/bottleneck_kb/schemas/{kind}.schema.json to schema/"

@@ -12,11 +12,11 @@ import difflib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
-from .diagnostics import Diagnostic
-from .source import Document
+from ..diagnostics import Diagnostic
+from ..source import Document
 
 MISSING_KEY = "KB101"
 UNKNOWN_KEY = "KB102"
@@ -38,15 +38,13 @@ _TYPE_NAMES = {
 }
 
 
-#: The schemas are the repository's, not copies inside the package: the package is installed
-#: editable from the checkout whose entries it validates.
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
-
-
 @cache
 def schema(kind: str) -> dict[str, Any]:
-    with open(SCHEMA_DIR / f"{kind}.schema.json", encoding="utf-8") as handle:
-        loaded: dict[str, Any] = json.load(handle)
+    """The schema of `kind`, read from the package's data: an installed `kb` (a wheel, a
+    pre-commit environment) carries its schemas and works in any folder. The repository's
+    `schema/` is the published copy, held equal to these by a test."""
+    text = resources.files(__package__).joinpath(f"{kind}.schema.json").read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
     return loaded
 
 
