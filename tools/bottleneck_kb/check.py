@@ -11,37 +11,18 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import Diagnostic, Severity, sorted_diagnostics
-from .evaluate import parse_formulas
+from .diagnostics import Diagnostic, sorted_diagnostics
 from .kb import Catalog, entry_paths, guarded, read_entry
 from .model import Device, Entry
+from .results import CheckResult
+from .roofline import parse_formulas
 from .rules import Context, Scope, rules_for
 from .rules.identity import Summary, summarize
 
 #: Below this many entries one process is faster than starting workers.
 PARALLEL_THRESHOLD = 400
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    diagnostics: list[Diagnostic]
-    entries: int
-    devices: int
-
-    @property
-    def errors(self) -> int:
-        return sum(d.severity is Severity.ERROR for d in self.diagnostics)
-
-    @property
-    def warnings(self) -> int:
-        return sum(d.severity is Severity.WARNING for d in self.diagnostics)
-
-    @property
-    def files(self) -> int:
-        return len({d.path for d in self.diagnostics})
 
 
 def check_entry(entry: Entry, devices: dict[str, Device]) -> list[Diagnostic]:

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import Diagnostic
 
 if TYPE_CHECKING:
-    from ..evaluate import Formulas
     from ..model import Device
+    from ..roofline import Formulas
 
 
 class Scope(Enum):

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
 from ..model import DEVICE_QUANTITIES, PEAK_FLOPS, Device, Entry, Located, parameter_names
-from ..quantity import Dimension, QuantityError, format_si, parse
+from ..numbers import format_quantity
+from ..quantity import Dimension, QuantityError, parse
 from ..schemas import suggest
 from . import Context, Scope, rule
 
@@ -118,7 +119,7 @@ def _disagreement(
         return exc.message, exc.hint
     if written.agrees_with(actual.value):
         return None
-    catalog = format_si(actual.value, dimension.base_unit, digits=4)
+    catalog = format_quantity(actual.value, dimension.base_unit, digits=4)
     return (
         f"'{piece}' for {device.id} disagrees with the catalog's {catalog} ({device.path})",
         "quote the catalog's value, or correct the catalog with a source",

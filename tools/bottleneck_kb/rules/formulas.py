@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..diagnostics import Diagnostic
-from ..evaluate import FORMULA
 from ..model import Entry, Located
+from ..roofline import FORMULA
 from ..schemas import suggest
 from . import Context, Scope, rule
 

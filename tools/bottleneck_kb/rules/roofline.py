@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
-from ..evaluate import (
+from ..model import Device, Entry
+from ..roofline import (
     EvaluationError,
     check_failures,
     describe,
@@ -14,7 +15,6 @@ from ..evaluate import (
     located,
     work,
 )
-from ..model import Device, Entry
 from . import Context, Scope, rule
 
 EVALUATION = "KB405"
