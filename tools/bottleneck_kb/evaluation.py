@@ -120,6 +120,11 @@ def check_overrides(entry: Entry, overrides: Mapping[str, float]) -> None:
             )
         if not math.isfinite(value):
             raise BadRequest(f"{name}={value} is not a finite number")
+        if symbol.range is None and value != symbol.typical:
+            raise BadRequest(
+                f"'{name}' has no range in {entry.id}, so it keeps its typical value",
+                "the formulas are checked on a symbol's range only",
+            )
         if symbol.range is not None and not symbol.range[0] <= value <= symbol.range[1]:
             lo, hi = symbol.range
             raise BadRequest(

@@ -96,14 +96,29 @@ class Formula:
     program: Callable[[Mapping[str, float]], float] = field(compare=False, repr=False)
 
 
+Bounds = tuple[float, float]
+
+
 class Function(NamedTuple):
-    """A function callable from formulas: its arity, its float implementation, and its
-    symbolic form, given the sympy module (so that this module never imports sympy)."""
+    """A function callable from formulas: its arity, its float implementation, its bounds
+    over intervals of its arguments (raising ValueError outside its domain), and its symbolic
+    form, given the sympy module (so that this module never imports sympy)."""
 
     min_args: int
     max_args: int | None  # None: no upper bound
     impl: Callable[..., float]
+    bounds: Callable[..., Bounds]
     symbolic: Callable[[Any], Callable[..., Any]]
+
+
+def _increasing(impl: Callable[[float], float]) -> Callable[[Bounds], Bounds]:
+    """The bounds of a non-decreasing function: its values at the ends."""
+    return lambda x: (impl(x[0]), impl(x[1]))
+
+
+def _elementwise(impl: Callable[..., float]) -> Callable[..., Bounds]:
+    """The bounds of min or max: the function of the lower ends and of the upper ends."""
+    return lambda *xs: (impl(x[0] for x in xs), impl(x[1] for x in xs))
 
 
 def _ceil(x: float) -> float:
@@ -119,12 +134,14 @@ def _floor(x: float) -> float:
 #: documentation all read it, so a new function is one row here.
 FUNCTIONS: Mapping[str, Function] = MappingProxyType(
     {
-        "min": Function(2, None, min, lambda sympy: sympy.Min),
-        "max": Function(2, None, max, lambda sympy: sympy.Max),
-        "ceil": Function(1, 1, _ceil, lambda sympy: sympy.ceiling),
-        "floor": Function(1, 1, _floor, lambda sympy: sympy.floor),
-        "log2": Function(1, 1, math.log2, lambda sympy: lambda x: sympy.log(x, 2)),
-        "sqrt": Function(1, 1, math.sqrt, lambda sympy: sympy.sqrt),
+        "min": Function(2, None, min, _elementwise(min), lambda sympy: sympy.Min),
+        "max": Function(2, None, max, _elementwise(max), lambda sympy: sympy.Max),
+        "ceil": Function(1, 1, _ceil, _increasing(_ceil), lambda sympy: sympy.ceiling),
+        "floor": Function(1, 1, _floor, _increasing(_floor), lambda sympy: sympy.floor),
+        "log2": Function(
+            1, 1, math.log2, _increasing(math.log2), lambda sympy: lambda x: sympy.log(x, 2)
+        ),
+        "sqrt": Function(1, 1, math.sqrt, _increasing(math.sqrt), lambda sympy: sympy.sqrt),
     }
 )
 

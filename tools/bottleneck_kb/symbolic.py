@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import sympy
 
+from .budget import ratio_cost
 from .formula import FUNCTIONS, Formula, FormulaError, offset_of
 
 __all__ = [
@@ -140,6 +141,10 @@ def _check_power(base: sympy.Expr, exponent: sympy.Expr, text: str, node: ast.Bi
         )
 
 
+SIMPLIFY_MAX_OPS = 40
+"""Largest cancelled intensity (in sympy operations) that is also handed to simplify."""
+
+
 def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
     """Arithmetic intensity (FLOPs per byte) as a simplified exact expression.
 
@@ -147,11 +152,18 @@ def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
     factors, which is cheap and handles the usual products of symbols; ``simplify`` then
     tidies what is left (e.g. Min/Max or nested fractions).
     """
+    if not ratio_cost(flops, bytes_).within():
+        raise FormulaError("intensity is past the symbolic budget (kb check refuses it)")
     denominator = to_sympy(bytes_)
     if denominator.is_zero:
         raise FormulaError("byte count is identically zero, so intensity is undefined")
-    ratio = to_sympy(flops) / denominator
-    return sympy.simplify(sympy.cancel(sympy.together(ratio)))
+    ratio = sympy.cancel(sympy.together(to_sympy(flops) / denominator))
+    # simplify tries many rewrites and its time grows fast with size, and with Min and Max
+    # (it compares their arguments pairwise under assumptions): past a few dozen operations,
+    # or with a choice inside, the cancelled form is what a reader gets.
+    if sympy.count_ops(ratio) > SIMPLIFY_MAX_OPS or ratio.has(sympy.Min, sympy.Max):
+        return ratio
+    return sympy.simplify(ratio)
 
 
 @dataclass(frozen=True, slots=True)
