@@ -12,6 +12,11 @@ from . import Context, Scope, rule
 CLAIM_REFERENCE = "KB221"
 CLAIM_CHECK = "KB222"
 
+# difflib's cost grows with the product of the strings' lengths, for every candidate: a
+# did-you-mean is offered among a few short references only, so a hostile file stays cheap.
+_MAX_SUGGESTED = 20
+_MAX_SUGGESTED_LENGTH = 100
+
 
 @rule(CLAIM_REFERENCE, "claim-names-a-reference", Scope.ENTRY)
 def claims_name_references(entry: Entry, context: Context) -> Iterable[Diagnostic]:
@@ -23,15 +28,20 @@ def claims_name_references(entry: Entry, context: Context) -> Iterable[Diagnosti
     """
     keys = list(dict.fromkeys(r.key for r in entry.all_references()))
     for claim in entry.claims:
-        if claim.reference is not None and claim.reference not in keys:
-            yield claim.where.error(
-                CLAIM_REFERENCE,
-                f"'{claim.reference}' is not the arXiv id or URL of any reference of the entry",
-                suggest(claim.reference, keys, "references")
-                if keys
-                else "add the source to references first",
-                at=("reference",),
-            )
+        if claim.reference is None or claim.reference in keys:
+            continue
+        if not keys:
+            hint = "add the source to references first"
+        elif len(keys) <= _MAX_SUGGESTED and len(claim.reference) <= _MAX_SUGGESTED_LENGTH:
+            hint = suggest(claim.reference, keys, "references")
+        else:
+            hint = "write the arXiv id or URL exactly as one of the entry's references gives it"
+        yield claim.where.error(
+            CLAIM_REFERENCE,
+            f"'{claim.reference}' is not the arXiv id or URL of any reference of the entry",
+            hint,
+            at=("reference",),
+        )
 
 
 @rule(CLAIM_CHECK, "claim-names-a-check", Scope.ENTRY)
