@@ -222,3 +222,51 @@ def test_computed_claims_name_passing_checks_that_bear_out_their_numbers(
     assert round(eight_bit.bytes / four_bit.bytes, 1) == 1.9
     low, high = mxfp4.bounds["bytes"]
     assert low is not None and high is not None and low <= four_bit.bytes <= high
+
+
+def _minimal_with(kb_root: Path, extra: str) -> None:
+    minimal = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    minimal.write_text(minimal.read_text(encoding="utf-8") + extra, encoding="utf-8")
+
+
+def test_many_references_get_no_did_you_mean(kb_root: Path) -> None:
+    references = "".join(
+        f"  - title: Page {i}\n    first_author: Example\n    year: 2025\n"
+        f"    url: https://example.org/{i}\n"
+        for i in range(21)
+    )
+    claim = (
+        "  - card: C.\n    source: S.\n    reference: https://example.org/1x\n    verdict: agrees\n"
+    )
+    _minimal_with(kb_root, f"references:\n{references}claims:\n{claim}")
+
+    (diagnostic,) = check(kb_root).diagnostics
+
+    assert diagnostic.code == "KB221"
+    assert diagnostic.hint == (
+        "write the arXiv id or URL exactly as one of the entry's references gives it"
+    )
+
+
+def test_a_claim_in_an_entry_without_references_or_checks(kb_root: Path) -> None:
+    _minimal_with(
+        kb_root,
+        "claims:\n"
+        '  - card: C.\n    source: S.\n    reference: "2302.01318"\n    verdict: agrees\n'
+        "  - card: D.\n    verdict: computed\n    check: 0\n",
+    )
+
+    found = [(d.code, d.message, d.hint) for d in check(kb_root).diagnostics]
+
+    assert found == [
+        (
+            "KB221",
+            "'2302.01318' is not the arXiv id or URL of any reference of the entry",
+            "add the source to references first",
+        ),
+        (
+            "KB222",
+            "check 0 does not exist: the entry has 0 check(s)",
+            "add the check that computes the claim to checks",
+        ),
+    ]
