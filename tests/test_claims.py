@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from bottleneck_kb.check import check
-from bottleneck_kb.evaluate import check_failures, evaluate, parse_formulas
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
+from bottleneck_kb.roofline import check_failures, evaluate, parse_formulas
 from bottleneck_kb.rules.references import arxiv_year
 
 from .conftest import FIXTURES, REPOSITORY
