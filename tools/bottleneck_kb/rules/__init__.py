@@ -96,4 +96,12 @@ class Context:
 
 
 # Importing a rule module registers its rules.
-from . import cross_references, formulas, identity, reading, roofline  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    claims,
+    cross_references,
+    formulas,
+    identity,
+    reading,
+    references,
+    roofline,
+)
