@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from bottleneck_kb import rules
 from bottleneck_kb.cli import main
-from bottleneck_kb.diagnostics import Diagnostic
+from bottleneck_kb.diagnostics import Diagnostic, Severity
 
 from .conftest import REPOSITORY
 
@@ -100,7 +100,15 @@ def test_internal_error_in_one_file_exits_2_and_keeps_the_others(
     def explodes(entry: object, context: object) -> Iterable[Diagnostic]:
         raise RuntimeError("boom")
 
-    broken = rules.Rule("KB999", "explodes", rules.Scope.ENTRY, "Explodes.", explodes)
+    broken = rules.Rule(
+        "KB999",
+        "explodes",
+        rules.Scope.ENTRY,
+        Severity.ERROR,
+        rules.Documentation.parse("Explodes."),
+        "tests",
+        explodes,
+    )
     monkeypatch.setitem(rules.REGISTRY, "KB999", broken)
     result = run("check", "--root", str(kb_root))
     assert result.exit_code == 2

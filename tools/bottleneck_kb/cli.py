@@ -108,6 +108,18 @@ def main() -> None:
 @_format_option(CHECK, "github when GITHUB_ACTIONS is set, else text")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
 @click.option(
+    "--select",
+    multiple=True,
+    metavar="CODE",
+    help="Report only this code (repeatable); the other rules do not run.",
+)
+@click.option(
+    "--explain",
+    metavar="CODE",
+    default=None,
+    help="Print what CODE checks, why, how to fix it, with failing and passing examples.",
+)
+@click.option(
     "--jobs",
     "-j",
     type=click.IntRange(min=1),
@@ -119,6 +131,8 @@ def check(
     paths: tuple[Path, ...],
     output_format: str | None,
     strict: bool,
+    select: tuple[str, ...],
+    explain: str | None,
     jobs: int | None,
     root: Path | None,
 ) -> None:
@@ -131,9 +145,14 @@ def check(
     from .diagnostics import INTERNAL
     from .report import render
 
+    if explain is not None:
+        click.echo(_explanation(explain))
+        return
+    for code in select:
+        _known_rule(code)
     if output_format is None:
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    result = run_check(_root(root), list(paths) or None, jobs)
+    result = run_check(_root(root), list(paths) or None, jobs, frozenset(select) or None)
     click.echo(render(CHECK, output_format, result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):
         sys.exit(2)
@@ -216,9 +235,26 @@ def hardware(output_format: str, root: Path | None) -> None:
         sys.exit(1)
 
 
+def _known_rule(code: str) -> None:
+    from .errors import BadRequest
+    from .rules import REGISTRY
+    from .schemas import suggest
+
+    if code not in REGISTRY:
+        raise BadRequest(f"no rule {code}", suggest(code, sorted(REGISTRY), "codes"))
+
+
+def _explanation(code: str) -> str:
+    from .rules import REGISTRY
+
+    _known_rule(code)
+    rule = REGISTRY[code]
+    return f"{code} {rule.name} ({rule.severity.value})\n\n{rule.doc.text}"
+
+
 @main.command()
 def rules() -> None:
-    """List every diagnostic code with its name and summary."""
+    """List every diagnostic code with its name and summary (kb check --explain CODE for more)."""
     from .rules import REGISTRY
 
     for code in sorted(REGISTRY):

@@ -99,7 +99,7 @@ def sarif(result: CheckResult) -> str:
             "id": code,
             "name": REGISTRY[code].name,
             "shortDescription": {"text": REGISTRY[code].summary},
-            "fullDescription": {"text": REGISTRY[code].doc},
+            "fullDescription": {"text": REGISTRY[code].doc.text},
         }
         for code in used
     ]

@@ -20,11 +20,35 @@ _MAX_SUGGESTED_LENGTH = 100
 
 @rule(CLAIM_REFERENCE, "claim-names-a-reference", Scope.ENTRY)
 def claims_name_references(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A claim's reference is the arXiv id or URL of one of the entry's references (top
-    level or in a workaround).
+    """A claim's reference is one the entry cites.
 
-    Fails: `reference: "2605.10435"` when the entry cites `arxiv: "2605.10453"`
-    Passes: `reference: "2605.10453"`
+    ## What it checks
+    `claims[].reference` is the arXiv id or URL of one of the entry's references (top level
+    or a workaround's).
+    ## Why it matters
+    A claim beside its source is only useful when the source can be found.
+    ## How to fix
+    Cite the source in `references` and name it by its arXiv id or URL.
+    ## Fails
+    ```yaml
+    references:
+      - {title: Speculative sampling, first_author: Chen, year: 2023, arxiv: "2302.01318"}
+    claims:
+      - card: Drafting costs about one target step.
+        source: Scoring a short continuation costs about one target token.
+        reference: "2302.01381"
+        verdict: agrees
+    ```
+    ## Passes
+    ```yaml
+    references:
+      - {title: Speculative sampling, first_author: Chen, year: 2023, arxiv: "2302.01318"}
+    claims:
+      - card: Drafting costs about one target step.
+        source: Scoring a short continuation costs about one target token.
+        reference: "2302.01318"
+        verdict: agrees
+    ```
     """
     keys = list(dict.fromkeys(r.key for r in entry.all_references()))
     for claim in entry.claims:
@@ -46,10 +70,36 @@ def claims_name_references(entry: Entry, context: Context) -> Iterable[Diagnosti
 
 @rule(CLAIM_CHECK, "claim-names-a-check", Scope.ENTRY)
 def claims_name_checks(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A claim's check is the index (from 0) of one of the entry's checks.
+    """A claim's check is one of the entry's checks.
 
-    Fails: `check: 4` in an entry with four checks
-    Passes: `check: 3`, naming the fourth check
+    ## What it checks
+    `claims[].check` is the index (from 0) of an item of `checks`.
+    ## Why it matters
+    A computed claim points at the check that computes it, and the site shows its result.
+    ## How to fix
+    Give the index of the check, counted from 0.
+    ## Fails
+    ```yaml
+    claims:
+      - card: Memory-bound at batch 8.
+        verdict: computed
+        check: 1
+    checks:
+      - claim: Memory-bound at batch 8.
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
+    ## Passes
+    ```yaml
+    claims:
+      - card: Memory-bound at batch 8.
+        verdict: computed
+        check: 0
+    checks:
+      - claim: Memory-bound at batch 8.
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
     """
     count = len(entry.checks)
     for claim in entry.claims:

@@ -22,21 +22,49 @@ SYMBOLIC_BUDGET = "KB408"
 def formulas_parse(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """Every formula is in the formula language and uses only declared symbols.
 
-    The language: numbers, the symbols of scales_with, + - * / **, parentheses, and
-    min, max, ceil, floor, log2, sqrt. Errors point at the column inside the formula.
-
-    Fails: `flops: 2 * k * N_D` when scales_with declares N_d
-    Passes: `flops: 2 * k * N_d`
+    ## What it checks
+    Formulas are numbers, the symbols of `scales_with`, `+ - * / **`, parentheses and the
+    functions min, max, ceil, floor, log2 and sqrt; nothing else. The error points at the
+    column inside the formula.
+    ## Why it matters
+    Formulas come from strangers and are evaluated in CI; anything outside the language is
+    refused rather than run.
+    ## How to fix
+    Declare the symbol in `scales_with`, or rewrite the expression in the language.
+    ## Fails
+    ```yaml
+    arithmetic_intensity: {flops: 2 * b * N}
+    ```
+    ## Passes
+    ```yaml
+    arithmetic_intensity: {flops: 2 * B * N}
+    ```
     """
     return context.formula_problems
 
 
 @rule(NO_TYPICAL, "symbol-has-typical", Scope.ENTRY)
 def used_symbols_have_typical(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A symbol the formulas use has a typical value, so the entry can be evaluated as it is.
+    """A symbol the formulas use has a typical value.
 
-    Fails: `flops: 2 * k * N_d` with N_d declared without `typical`
-    Passes: the same with `typical: 1.0e9`
+    ## What it checks
+    Every symbol a formula uses has `typical:` in `scales_with`.
+    ## Why it matters
+    The entry is evaluated at its typical values; without one it has no numbers.
+    ## How to fix
+    Add `typical:` (and a `range:` to explore).
+    ## Fails
+    ```yaml
+    scales_with:
+      - {name: batch_size, symbol: B, description: Rows., range: [1, 1024]}
+      - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
+    ```
+    ## Passes
+    ```yaml
+    scales_with:
+      - {name: batch_size, symbol: B, description: Rows., typical: 8, range: [1, 1024]}
+      - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
+    ```
     """
     if context.formulas is None:
         return
@@ -53,12 +81,33 @@ def used_symbols_have_typical(entry: Entry, context: Context) -> Iterable[Diagno
 
 @rule(OUT_OF_RANGE, "values-in-range", Scope.ENTRY)
 def values_within_range(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A range is [lo, hi] with lo <= hi; it is the symbol's domain, so the typical value and
-    every value a check or a workaround sets lie inside it, and a symbol without a range
-    keeps its typical value.
+    """A symbol's range is its domain: every value it takes lies inside it.
 
-    Fails: `typical: 32` with `range: [1, 16]`, or a check with `set: {k: 32}` there
-    Passes: `typical: 4` with `range: [1, 16]`, and `set: {k: 8}`
+    ## What it checks
+    A range is `[lo, hi]` with lo <= hi; the typical value and every value a check or a
+    workaround sets lie inside it; a symbol without a range keeps its typical value.
+    ## Why it matters
+    `kb check` shows the formulas defined on the ranges; a value outside them was never
+    checked, and may divide by zero or flip a verdict nobody reviewed.
+    ## How to fix
+    Set a value inside the range, or widen the range on purpose (the formulas must hold on
+    all of it).
+    ## Fails
+    ```yaml
+    checks:
+      - claim: Memory-bound at batch 2048.
+        set: {B: 2048}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
+    ## Passes
+    ```yaml
+    checks:
+      - claim: Memory-bound at batch 16.
+        set: {B: 16}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
     """
     for symbol in entry.scales_with:
         if symbol.range is None:
@@ -120,8 +169,29 @@ def _undeclared(
 def overrides_are_declared(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """Symbols set by a workaround model or a check are declared in scales_with.
 
-    Fails: `set: {Q: 4}` when the symbol is q
-    Passes: `set: {q: 4}`
+    ## What it checks
+    Every key of a `set:` names a symbol of `scales_with`; the hint offers the closest one.
+    ## Why it matters
+    A misspelt symbol would be ignored and the check or model would run at other values than
+    it says.
+    ## How to fix
+    Use the symbol's exact name.
+    ## Fails
+    ```yaml
+    checks:
+      - claim: Memory-bound at batch 16.
+        set: {b: 16}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
+    ## Passes
+    ```yaml
+    checks:
+      - claim: Memory-bound at batch 16.
+        set: {B: 16}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
     """
     for workaround in entry.workarounds:
         if workaround.model is not None:
@@ -132,14 +202,25 @@ def overrides_are_declared(entry: Entry, context: Context) -> Iterable[Diagnosti
 
 @rule(SYMBOLIC_BUDGET, "symbolic-budget", Scope.ENTRY)
 def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """The intensity (FLOPs over bytes, for the entry and each workaround) stays within the
-    budget of the symbolic side that `kb eval` and the site use to simplify and typeset it: a
-    polynomial degree of at most 16, an expansion of at most 256 terms, at most 4 arguments
-    to one min or max. The budget is counted on the formula, not timed, so it is the same on
-    every machine.
+    """The intensity stays within the budget of the symbolic side.
 
-    Fails: `flops: B * N * (x + y + z + 1) ** 16` (969 terms once expanded)
-    Passes: `flops: 2 * B * N`
+    ## What it checks
+    FLOPs over bytes (for the entry and each workaround) expands to a polynomial of degree at
+    most 16 and at most 256 terms, and no min or max has more than 4 arguments. The budget is
+    counted on the formula, not timed, so it is the same on every machine.
+    ## Why it matters
+    `kb eval` and the site simplify and typeset the intensity; past the budget that takes
+    minutes, so one entry would hang every page build.
+    ## How to fix
+    Factor the formula, or leave out terms that do not matter for the bound.
+    ## Fails
+    ```yaml
+    arithmetic_intensity: {flops: 2 * N * (B + 1) ** 20}
+    ```
+    ## Passes
+    ```yaml
+    arithmetic_intensity: {flops: 2 * B * N}
+    ```
     """
     formulas = context.formulas
     if formulas is None:

@@ -19,10 +19,24 @@ def arxiv_year(arxiv: str) -> int:
 
 @rule(ARXIV_YEAR, "year-matches-arxiv", Scope.ENTRY)
 def years_match_arxiv(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A reference's year is the year its arXiv id was submitted in (the id's YYMM).
+    """A reference's year is the year its arXiv id was submitted in.
 
-    Fails: `arxiv: "2302.01318"` with `year: 2024`
-    Passes: `arxiv: "2302.01318"` with `year: 2023`
+    ## What it checks
+    `year` equals 20YY of an arXiv id YYMM.NNNNN.
+    ## Why it matters
+    A year that disagrees with the id is a sign the reference was copied wrong.
+    ## How to fix
+    Write the id's year; to cite a later journal version, give its url instead.
+    ## Fails
+    ```yaml
+    references:
+      - {title: Speculative sampling, first_author: Chen, year: 2024, arxiv: "2302.01318"}
+    ```
+    ## Passes
+    ```yaml
+    references:
+      - {title: Speculative sampling, first_author: Chen, year: 2023, arxiv: "2302.01318"}
+    ```
     """
     for reference in entry.all_references():
         if reference.arxiv is None:

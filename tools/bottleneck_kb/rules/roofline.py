@@ -90,16 +90,28 @@ def _points(entry: Entry, formulas: Formulas, devices: list[Device]) -> Iterator
 
 @rule(EVALUATION, "evaluates", Scope.ENTRY)
 def evaluates_everywhere(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """The formulas, and each workaround's model, give finite numbers (FLOPs >= 0, bytes > 0)
-    wherever a command evaluates them: at the typical values, at each check's and each
-    workaround's settings, and at every value of every symbol's range. Interval arithmetic
-    shows this for the whole range at once; where it cannot, every point the commands
-    evaluate is evaluated.
+    """The formulas give finite numbers wherever a command evaluates them.
 
-    Every device the entry names has a dense peak for its dtype.
-
-    Fails: `bytes: 2 * N / (s - 1)` with `s` ranging over `[0, 2]` (zero bytes at s = 1)
-    Passes: `bytes: 2 * N / s` with `s` ranging over `[1, 2]`
+    ## What it checks
+    FLOPs >= 0, bytes > 0 and a finite intensity, for the entry and each workaround's model,
+    at the typical values, at each check's and workaround's settings and at every value of
+    every symbol's range. Interval arithmetic shows this for whole ranges at once; where it
+    cannot, every point the commands evaluate is evaluated. Every device the entry names has
+    a dense peak for its dtype.
+    ## Why it matters
+    A formula that divides by zero at one end of a range passes at the typical values and
+    then breaks `kb eval`, the site and every tool that sweeps the range.
+    ## How to fix
+    Narrow the range to where the formula is defined, or fix the formula; the message says
+    at which values it fails.
+    ## Fails
+    ```yaml
+    arithmetic_intensity: {bytes: 2 * N / (B - 2)}
+    ```
+    ## Passes
+    ```yaml
+    arithmetic_intensity: {bytes: 2 * N / B}
+    ```
     """
     dtype = entry.intensity.dtype
     named = [n for p in entry.hardware_parameters for n in p.values_for]
@@ -140,13 +152,26 @@ def _excused(entry: Entry, device: str, verdict: str) -> bool:
 
 @rule(BOUND_BY, "bound-by-holds", Scope.ENTRY)
 def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """The claimed bound_by is the roof that sets the time at the typical values on every
-    device of the catalog that has the entry's dtype, not only those hardware_parameters
-    names; a device where it does not hold must be named by a check at the typical values
-    that expects what is found there.
+    """The claimed bound_by holds on every device of the catalog.
 
-    Fails: `bound_by: compute` for a draft pass of intensity 4 (every ridge point is higher)
-    Passes: `bound_by: memory`
+    ## What it checks
+    At the typical values, the roof that sets the time is the one `bound_by` names, on every
+    device that has the entry's dtype, not only those `hardware_parameters` names. Where the
+    claim holds on some devices and not others, the others must be named by a check at the
+    typical values (no `set`) that expects what is found there.
+    ## Why it matters
+    `bound_by` is the headline of the card; a reader picks a device by it.
+    ## How to fix
+    Fix the formulas or typical values, change `bound_by`, or add a check naming the devices
+    where it does not hold.
+    ## Fails
+    ```yaml
+    bound_by: compute
+    ```
+    ## Passes
+    ```yaml
+    bound_by: memory
+    ```
     """
     formulas = context.formulas
     if formulas is None:
@@ -194,8 +219,29 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
 def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """Each check's expectation holds on each of its devices.
 
-    Fails: `expect: {bound_by: compute}` at `set: {B: 1}` for the LM head on an H100
-    Passes: `expect: {bound_by: memory}` there
+    ## What it checks
+    Every `checks[]` item, evaluated at its `set` on each of its `devices`, gives the expected
+    verdict and values within the expected bounds.
+    ## Why it matters
+    Checks are the card's claims in numbers: a wrong one is a wrong claim.
+    ## How to fix
+    Correct the claim (and its expectation), or the formulas; the message gives both sides.
+    ## Fails
+    ```yaml
+    checks:
+      - claim: Compute-bound at batch 16.
+        set: {B: 16}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: compute}
+    ```
+    ## Passes
+    ```yaml
+    checks:
+      - claim: Memory-bound at batch 16.
+        set: {B: 16}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
     """
     if context.formulas is None:
         return
