@@ -20,7 +20,7 @@ from .evaluate import (
     number,
     speedup,
 )
-from .model import Check, Device, Entry
+from .model import Check, Device, Entry, dtype_traits
 from .quantity import format_ratio, format_seconds, format_si
 
 
@@ -271,7 +271,7 @@ def hardware_rows(devices: Sequence[Device]) -> list[dict[str, Any]]:
 
 
 def hardware_text(devices: Sequence[Device]) -> str:
-    dtypes = sorted({k for d in devices for k in d.peak_flops}, key=_DTYPE_ORDER.index)
+    dtypes = sorted({k for d in devices for k in d.peak_flops}, key=list(dtype_traits()).index)
     rows = [
         [
             d.id,
@@ -291,6 +291,3 @@ def hardware_text(devices: Sequence[Device]) -> str:
         "\n".join([*lines, "", "Ridge points in FLOP/B: dense peak FLOP/s / memory bandwidth."])
         + "\n"
     )
-
-
-_DTYPE_ORDER = ["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4"]

@@ -96,4 +96,4 @@ class Context:
 
 
 # Importing a rule module registers its rules.
-from . import cross_references, formulas, identity, reading, roofline  # noqa: E402, F401
+from . import catalog, cross_references, formulas, identity, reading, roofline  # noqa: E402, F401

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
-from ..model import DEVICE_QUANTITIES, PEAK_FLOPS, Device, Entry, Located, parameter_names
+from ..model import Device, Entry, Located, parameter_dimension, parameter_names
 from ..quantity import Dimension, QuantityError, format_si, parse
 from ..schemas import suggest
 from . import Context, Scope, rule
@@ -64,12 +64,6 @@ def known_parameters(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             )
 
 
-def _dimension(parameter: str) -> Dimension | None:
-    if parameter.startswith(PEAK_FLOPS + "."):
-        return Dimension.FLOP_RATE
-    return DEVICE_QUANTITIES.get(parameter)
-
-
 @rule(MAGNITUDE, "magnitude-matches-catalog", Scope.ENTRY)
 def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """A magnitude quotes the catalog's values for values_for, in order, within rounding.
@@ -78,7 +72,7 @@ def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     Passes: the same values_for with `magnitude: 3.35 TB/s vs 5.3 TB/s`
     """
     for parameter in entry.hardware_parameters:
-        dimension = _dimension(parameter.parameter)
+        dimension = parameter_dimension(parameter.parameter)
         if parameter.magnitude is None or dimension is None:
             continue
         pieces = _pieces(parameter.magnitude)

@@ -1,0 +1,220 @@
+"""The hardware catalog on its own: sources that resolve, and figures a device could have.
+
+Vendors make dense and sparse figures easy to confuse, print capacities in GB or GiB and quote
+links with both directions summed. These rules catch what such a slip leaves behind: a
+narrower tensor type slower than a wider one, a figure twice what its neighbours predict, a
+ridge point or a capacity no device has. What a data type is (its width, whether it runs on
+matrix units) and what range a figure may take are annotations of the hardware schema.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+
+from ..diagnostics import Diagnostic, Severity
+from ..model import PEAK_FLOPS, Device, Located, dtype_traits, field_shapes
+from ..quantity import Measure, format_ratio, format_si
+from ..schemas import suggest
+from . import Context, Scope, rule
+
+UNKNOWN_SOURCE = "KB310"
+UNUSED_SOURCE = "KB311"
+DTYPE_ORDER = "KB312"
+RIDGE = "KB313"
+IMPLAUSIBLE = "KB314"
+LOOKS_SPARSE = "KB315"
+
+#: Ridge points (dense peak FLOP/s over memory bandwidth) outside this band are a misplaced
+#: unit or a wrong figure: real accelerators sit between about 1 and a few hundred FLOP/B.
+RIDGE_BAND = (1.0, 3000.0)
+#: How far above the rate its wider neighbours predict a figure may be before it looks like a
+#: structured-sparsity figure (which is exactly twice the dense one).
+SPARSE_FACTOR = 1.5
+
+
+def _citations(device: Device) -> Iterator[tuple[str, Located]]:
+    """Every source id a value cites, with where the `source` key was written."""
+    for figure in device.figures.values():
+        yield figure.source, figure.where
+        if figure.measured is not None:
+            yield figure.measured.source, figure.measured.where
+    for fraction in device.achieved.values():
+        yield fraction.source, fraction.where
+
+
+@rule(UNKNOWN_SOURCE, "known-source", Scope.DEVICE)
+def sources_resolve(device: Device, context: Context) -> Iterable[Diagnostic]:
+    """Every value's `source` names the id of an item of the same file's sources.
+
+    Fails: `memory_bandwidth: {value: 3.35 TB/s, source: h100-datsheet}` with sources
+    `[{id: h100-datasheet, ...}]`
+    Passes: `source: h100-datasheet`
+    """
+    known = [s.id for s in device.sources]
+    for cited, where in _citations(device):
+        if cited not in known:
+            yield where.error(
+                UNKNOWN_SOURCE,
+                f"source '{cited}' is not an id of this file's sources",
+                suggest(cited, known, "source ids"),
+                at=("source",),
+            )
+
+
+@rule(UNUSED_SOURCE, "source-used", Scope.DEVICE)
+def sources_used(device: Device, context: Context) -> Iterable[Diagnostic]:
+    """Every item of sources supports at least one value, and no two share an id.
+
+    Fails: a source `{id: hopper-whitepaper, ...}` that no value names as its source
+    Passes: `peak_flops: {bf16: {value: 989.4 TFLOP/s, source: hopper-whitepaper}}`
+    """
+    cited = {source for source, _ in _citations(device)}
+    seen: set[str] = set()
+    for item in device.sources:
+        if item.id in seen:
+            yield item.where.error(
+                UNUSED_SOURCE,
+                f"source id '{item.id}' is used by two items of sources",
+                "give each source its own id",
+                at=("id",),
+            )
+        elif item.id not in cited:
+            yield item.where.error(
+                UNUSED_SOURCE,
+                f"source '{item.id}' supports no value of this device",
+                "name it as the source of the values it gives, or remove it",
+                at=("id",),
+            )
+        seen.add(item.id)
+
+
+def _flops(value: float) -> str:
+    return format_si(value, "FLOP/s", digits=4)
+
+
+def _tensor_peaks(device: Device) -> list[tuple[str, int, Measure]]:
+    """(dtype, bits, peak) of the device's matrix-unit types, widest first."""
+    traits = dtype_traits()
+    peaks = [
+        (dtype, traits[dtype].bits, peak)
+        for dtype, peak in device.peak_flops.items()
+        if traits[dtype].tensor
+    ]
+    return sorted(peaks, key=lambda row: -row[1])
+
+
+@rule(DTYPE_ORDER, "narrower-dtype-not-slower", Scope.DEVICE)
+def narrower_not_slower(device: Device, context: Context) -> Iterable[Diagnostic]:
+    """A narrower tensor data type is at least as fast as a wider one on the same device.
+
+    Matrix units run fp8 at least as fast as bf16 or fp16, bf16 at least as fast as tf32 and
+    fp4 at least as fast as fp8; equal is allowed (Gaudi 3 runs fp8 and bf16 at one rate).
+    Non-tensor fp64 and fp32 are exempt. A narrower type below a wider one is usually a
+    sparse figure in the wider row or a dense one halved twice.
+
+    Fails: `bf16: {value: 989.4 TFLOP/s, ...}` with `fp8: {value: 756 TFLOP/s, ...}`
+    Passes: `fp8: {value: 1978.9 TFLOP/s, ...}`
+    """
+    peaks = _tensor_peaks(device)
+    for dtype, bits, peak in peaks:
+        wider = [(w, p) for w, b, p in peaks if b > bits and p.value > peak.value]
+        if not wider:
+            continue
+        fastest, fastest_peak = max(wider, key=lambda row: row[1].value)
+        yield device.figures[f"{PEAK_FLOPS}.{dtype}"].where.error(
+            DTYPE_ORDER,
+            f"{dtype} peak {_flops(peak.value)} is below {fastest} peak "
+            f"{_flops(fastest_peak.value)}; a narrower tensor type is never slower",
+            f"is the {fastest} figure the structured-sparsity one, or was {dtype} halved twice?",
+            at=("value",),
+        )
+
+
+@rule(RIDGE, "plausible-ridge-point", Scope.DEVICE)
+def plausible_ridge(device: Device, context: Context) -> Iterable[Diagnostic]:
+    """Each dense peak over the memory bandwidth (the ridge point) lies between 1 and 3,000
+    FLOP/B.
+
+    Fails: `memory_bandwidth: {value: 3.35 GB/s, ...}` beside `bf16: 989.4 TFLOP/s` (295,000)
+    Passes: `memory_bandwidth: {value: 3.35 TB/s, ...}` (ridge 295 FLOP/B)
+    """
+    bandwidth = device.memory_bandwidth
+    low, high = RIDGE_BAND
+    for dtype, peak in device.peak_flops.items():
+        ridge = peak.value / bandwidth
+        if not low <= ridge <= high:
+            yield device.figures[f"{PEAK_FLOPS}.{dtype}"].where.error(
+                RIDGE,
+                f"{dtype} ridge point {format_ratio(ridge)} FLOP/B ({_flops(peak.value)} over "
+                f"{format_si(bandwidth, 'B/s')}) is outside {low:g} to {high:,.0f} FLOP/B",
+                "check the units of peak_flops and memory_bandwidth",
+                at=("value",),
+            )
+
+
+@rule(IMPLAUSIBLE, "plausible-figure", Scope.DEVICE)
+def plausible_figures(device: Device, context: Context) -> Iterable[Diagnostic]:
+    """A capacity, bandwidth or time lies in the range the schema gives its shape
+    (x-plausible): memory 1 GB to 10 TB, memory bandwidth 10 GB/s to 100 TB/s, link
+    bandwidth 1 GB/s to 10 TB/s, measured values included.
+
+    Fails: `memory_capacity: {value: 80 MB, ...}`
+    Passes: `memory_capacity: {value: 80 GB, ...}`
+    """
+    shapes = field_shapes()
+    for name, figure in device.figures.items():
+        shape = shapes[name]
+        if shape.plausible is None or shape.dimension is None:
+            continue
+        low, high = shape.plausible
+        unit = shape.dimension.base_unit
+        # Link bandwidths are held per direction; the range is per direction too.
+        each_way = " each way" if figure.direction is not None else ""
+        written = [(figure.value, figure.where)]
+        if figure.measured is not None:
+            written.append((figure.measured.value, figure.measured.where))
+        for value, where in written:
+            if not low <= value.value <= high:
+                yield where.error(
+                    IMPLAUSIBLE,
+                    f"{name} {format_si(value.value, unit)}{each_way} is outside "
+                    f"{format_si(low, unit)} to {format_si(high, unit)}",
+                    "check the unit (GB, not MB; TB/s, not GB/s)",
+                    at=("value",),
+                )
+
+
+@rule(LOOKS_SPARSE, "looks-sparse", Scope.DEVICE)
+def looks_sparse(device: Device, context: Context) -> Iterable[Diagnostic]:
+    """A warning: a tensor peak about twice what the device's wider types predict (a wider
+    type's peak times the ratio of widths) looks like a structured-sparsity figure. A `note`
+    on the value, saying why it is right, silences it.
+
+    Fails: `bf16: {value: 989.4 TFLOP/s, ...}` with `fp8: {value: 3957.8 TFLOP/s, ...}`
+    Passes: `fp8: {value: 1978.9 TFLOP/s, ...}`, or the figure with a `note`
+    """
+    peaks = _tensor_peaks(device)
+    for dtype, bits, peak in peaks:
+        figure = device.figures[f"{PEAK_FLOPS}.{dtype}"]
+        if figure.note is not None:
+            continue
+        predictions = [
+            (other, other_peak.value * other_bits / bits, other_bits)
+            for other, other_bits, other_peak in peaks
+            if other != dtype and other_bits >= bits
+        ]
+        if not predictions:
+            continue
+        # The lowest prediction; of equal ones (to rounding), the nearest type's.
+        other, predicted, _ = min(predictions, key=lambda row: (float(f"{row[1]:.6g}"), row[2]))
+        if peak.value > SPARSE_FACTOR * predicted:
+            found = figure.where.error(
+                LOOKS_SPARSE,
+                f"{dtype} peak {_flops(peak.value)} is {peak.value / predicted:.1f}x what "
+                f"{other} predicts ({_flops(predicted)}): is it the structured-sparsity figure?",
+                "write the dense figure (half the sparse one, basis: derived), or add a note "
+                "saying why this one is dense",
+                at=("value",),
+            )
+            yield dataclasses.replace(found, severity=Severity.WARNING)
