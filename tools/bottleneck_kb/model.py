@@ -263,10 +263,14 @@ def _hardware_schema() -> dict[str, Any]:
     return schema(HARDWARE)
 
 
-def _shape_of(node: dict[str, Any]) -> FieldShape:
-    definitions = _hardware_schema()["$defs"]
-    shape = definitions[node["$ref"].removeprefix("#/$defs/")]
-    name = shape["x-dimension"]
+def _shape_of(node: dict[str, Any]) -> FieldShape | None:
+    """The shape of a property that references a figure of `$defs`; None for anything else."""
+    if "$ref" not in node:
+        return None
+    shape = _hardware_schema()["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    name = shape.get("x-dimension")
+    if name is None:
+        return None
     dimension = None if name == "count" else Dimension[name.upper()]
     plausible = None
     if "x-plausible" in shape and dimension is not None:
@@ -281,12 +285,15 @@ def field_shapes() -> dict[str, FieldShape]:
     `peak_flops.bf16`), with its shape: the hardware schema is the only list of them."""
     properties = _hardware_schema()["properties"]
     shapes: dict[str, FieldShape] = {}
-    for name, node in properties.items():
-        if "$ref" in node:
-            shapes[name] = _shape_of(node)
-        elif name == PEAK_FLOPS:
-            for dtype, row in node["properties"].items():
-                shapes[f"{PEAK_FLOPS}.{dtype}"] = _shape_of(row)
+    rows = [(name, node) for name, node in properties.items() if name != PEAK_FLOPS]
+    rows += [
+        (f"{PEAK_FLOPS}.{dtype}", row)
+        for dtype, row in properties[PEAK_FLOPS]["properties"].items()
+    ]
+    for name, node in rows:
+        shape = _shape_of(node)
+        if shape is not None:
+            shapes[name] = shape
     return shapes
 
 

@@ -155,9 +155,11 @@ def plausible_ridge(device: Device, context: Context) -> Iterable[Diagnostic]:
 
 @rule(IMPLAUSIBLE, "plausible-figure", Scope.DEVICE)
 def plausible_figures(device: Device, context: Context) -> Iterable[Diagnostic]:
-    """A capacity, bandwidth or time lies in the range the schema gives its shape
-    (x-plausible): memory 1 GB to 10 TB, memory bandwidth 10 GB/s to 100 TB/s, link
-    bandwidth 1 GB/s to 10 TB/s, measured values included.
+    """A capacity, bandwidth or time lies in the plausible range of its kind.
+
+    The ranges are the schema's (x-plausible of each figure shape): memory 1 GB to 10 TB,
+    memory bandwidth 10 GB/s to 100 TB/s, link bandwidth 1 GB/s to 10 TB/s each way, launch
+    latency 10 ns to 10 ms; measured values included.
 
     Fails: `memory_capacity: {value: 80 MB, ...}`
     Passes: `memory_capacity: {value: 80 GB, ...}`
@@ -187,9 +189,11 @@ def plausible_figures(device: Device, context: Context) -> Iterable[Diagnostic]:
 
 @rule(LOOKS_SPARSE, "looks-sparse", Scope.DEVICE)
 def looks_sparse(device: Device, context: Context) -> Iterable[Diagnostic]:
-    """A warning: a tensor peak about twice what the device's wider types predict (a wider
-    type's peak times the ratio of widths) looks like a structured-sparsity figure. A `note`
-    on the value, saying why it is right, silences it.
+    """A warning: a tensor peak about twice what the wider types predict looks sparse.
+
+    The prediction is a wider (or equally wide) type's peak times the ratio of widths; a
+    structured-sparsity figure is twice the dense one. A `note` on the value, saying why it
+    is right, silences the warning.
 
     Fails: `bf16: {value: 989.4 TFLOP/s, ...}` with `fp8: {value: 3957.8 TFLOP/s, ...}`
     Passes: `fp8: {value: 1978.9 TFLOP/s, ...}`, or the figure with a `note`
