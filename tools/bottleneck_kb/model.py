@@ -167,6 +167,9 @@ class DtypeTraits:
 
 @dataclass(slots=True)
 class Source:
+    """A document a device's figures come from; `kind` is vendor or secondary, `read` the
+    date it was read."""
+
     id: str
     title: str
     url: str
@@ -202,6 +205,8 @@ class Figure:
 
 @dataclass(slots=True)
 class Fraction:
+    """A typical achieved fraction of a datasheet peak, with its source."""
+
     value: float
     source: str
     note: str | None
