@@ -40,7 +40,9 @@ memory_bandwidth:
   value: 3.35 TB/s
   source: sheet
   measured: {value: 2.9 TB/s, how: copy of 4 GiB buffers, source: bench}
-interconnect_bandwidth: {value: 900 GB/s, direction: both_directions, source: sheet}
+interconnect_bandwidth:
+  {value: 900 GB/s, direction: both_directions, source: sheet,
+   measured: {value: 750 GB/s, how: p2p test both ways at once, source: bench}}
 scale_up_domain: {value: 8, source: sheet}
 launch_latency: {value: 3 us, source: bench}
 peak_flops:
@@ -88,8 +90,10 @@ def test_per_value_metadata_measured_values_and_fractions() -> None:
     assert device.figures["interconnect_bandwidth"].direction == "both_directions"
     measured = device.figures["memory_bandwidth"].measured
     assert measured is not None and measured.how == "copy of 4 GiB buffers"
-    assert device.measured == {"memory_bandwidth": measured.value}
+    assert set(device.measured) == {"memory_bandwidth", "interconnect_bandwidth"}
+    assert device.measured["memory_bandwidth"] == measured.value
     assert device.measured["memory_bandwidth"].value == 2.9e12
+    assert device.measured["interconnect_bandwidth"].value == 375e9  # converted like the figure
     assert device.achieved_fraction == {"memory_bandwidth": 0.8}
     assert [(s.id, s.kind, s.read) for s in device.sources] == [
         ("sheet", "vendor", "2026-11-29"),
