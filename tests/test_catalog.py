@@ -44,7 +44,7 @@ interconnect_bandwidth:
   {value: 900 GB/s, direction: both_directions, source: sheet,
    measured: {value: 750 GB/s, how: p2p test both ways at once, source: bench}}
 scale_up_domain: {value: 8, source: sheet}
-launch_latency: {value: 3 us, source: bench}
+launch_latency: {value: 3 us, source: bench, basis: measured}
 peak_flops:
   tf32: {value: 494.7 TFLOP/s, source: sheet}
   bf16: {value: 989.4 TFLOP/s, source: sheet}
@@ -87,6 +87,7 @@ def test_per_value_metadata_measured_values_and_fractions() -> None:
     fp8 = device.figures["peak_flops.fp8"]
     assert (fp8.source, fp8.basis, fp8.note) == ("sheet", "derived", "half the sparse one")
     assert device.figures["peak_flops.bf16"].basis == "datasheet"
+    assert device.figures["launch_latency"].basis == "measured"
     assert device.figures["interconnect_bandwidth"].direction == "both_directions"
     measured = device.figures["memory_bandwidth"].measured
     assert measured is not None and measured.how == "copy of 4 GiB buffers"
