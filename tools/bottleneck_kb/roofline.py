@@ -79,9 +79,10 @@ class Formulas:
         return self.flops.symbols | self.bytes.symbols
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Result:
-    """An entry's work on one device's roofs."""
+    """An entry's work on one device's roofs. Read-only by convention, not frozen: `kb check`
+    builds one per device for every entry, and frozen dataclasses build at half the speed."""
 
     device: str
     values: Mapping[str, float]
