@@ -211,12 +211,26 @@ def _parse_assignments(values: tuple[str, ...]) -> dict[str, float]:
     metavar="SYMBOL=VALUE",
     help="Set a symbol to a value within its range (repeatable) [default: its typical value].",
 )
+@click.option(
+    "--basis",
+    type=click.Choice(["datasheet", "measured"]),
+    default="datasheet",
+    show_default=True,
+    help="Device figures: the datasheet's, or measured ones where the catalog has them.",
+)
+@click.option(
+    "--derated",
+    is_flag=True,
+    help="Apply each device's typical achieved fraction of peak, where the catalog has one.",
+)
 @_format_option(EVALUATION, "table")
 @_root_option
 def eval_command(
     entry_id: str,
     devices: tuple[str, ...],
     assignments: tuple[str, ...],
+    basis: str,
+    derated: bool,
     output_format: str,
     root: Path | None,
 ) -> None:
@@ -225,6 +239,7 @@ def eval_command(
     from .evaluation import evaluate_entry
     from .kb import KnowledgeBase
     from .report import render
+    from .roofline import Basis
 
     overrides = _parse_assignments(assignments)
     base = _root(root)
@@ -234,7 +249,8 @@ def eval_command(
         for d in kb.diagnostics:
             click.echo(located_line(d), err=True)
         raise click.ClickException(f"cannot evaluate '{entry_id}': run kb check")
-    evaluation = evaluate_entry(entry, kb.catalog.devices, devices, overrides)
+    figures = Basis(measured=basis == "measured", derated=derated)
+    evaluation = evaluate_entry(entry, kb.catalog.devices, devices, overrides, basis=figures)
     click.echo(render(EVALUATION, output_format, evaluation), nl=False)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import MappingProxyType
 
 from . import formula
 from .diagnostics import Diagnostic
@@ -90,6 +91,9 @@ class Result:
     bytes: float
     peak: float
     bandwidth: float
+    #: Where each device figure came from, by figure: `datasheet`, `measured`, or
+    #: `datasheet, derated` when a typical achieved fraction of peak was applied.
+    basis: Mapping[str, str] = field(default_factory=lambda: _DATASHEET)
 
     @property
     def intensity(self) -> float:
@@ -235,15 +239,46 @@ def _work(
     return Work(values, flops, bytes_)
 
 
-def on_device(entry: Entry, device: Device, done: Work) -> Result:
+_DATASHEET = MappingProxyType({"peak_flops": "datasheet", "memory_bandwidth": "datasheet"})
+
+
+@dataclass(frozen=True, slots=True)
+class Basis:
+    """Which device figures an evaluation uses: the datasheet's (the default, and what claims
+    are judged on), measured ones where the catalog has them, and whether typical achieved
+    fractions of peak are applied."""
+
+    measured: bool = False
+    derated: bool = False
+
+
+DATASHEET = Basis()
+
+
+def _figure(device: Device, name: str, datasheet: float, basis: Basis) -> tuple[float, str]:
+    """A figure on `basis`: a measured value is what was achieved, so it is never derated."""
+    if basis.measured and name in device.measured:
+        return device.measured[name].value, "measured"
+    fraction = device.achieved_fraction.get(name.partition(".")[0])
+    if basis.derated and fraction is not None:
+        return datasheet * fraction, "datasheet, derated"
+    return datasheet, "datasheet"
+
+
+def on_device(entry: Entry, device: Device, done: Work, basis: Basis = DATASHEET) -> Result:
     """`done` on `device`'s roofs, at the dense peak of the entry's dtype."""
     dtype = entry.intensity.dtype
     peak = device.peak_flops.get(dtype)
     if peak is None:
         raise EvaluationError(f"{device.id} has no dense {dtype} peak in the catalog")
-    return Result(
-        device.id, done.values, done.flops, done.bytes, peak.value, device.memory_bandwidth
-    )
+    if basis is DATASHEET:
+        return Result(
+            device.id, done.values, done.flops, done.bytes, peak.value, device.memory_bandwidth
+        )
+    flops_rate, peak_basis = _figure(device, f"peak_flops.{dtype}", peak.value, basis)
+    bandwidth, bandwidth_basis = _figure(device, "memory_bandwidth", device.memory_bandwidth, basis)
+    said = {"peak_flops": peak_basis, "memory_bandwidth": bandwidth_basis}
+    return Result(device.id, done.values, done.flops, done.bytes, flops_rate, bandwidth, said)
 
 
 def evaluate(
@@ -252,9 +287,10 @@ def evaluate(
     device: Device,
     overrides: Mapping[str, float] | None = None,
     workaround: int | None = None,
+    basis: Basis = DATASHEET,
 ) -> Result:
     """The entry (or one of its workarounds, by index) on `device`."""
-    return on_device(entry, device, work(entry, formulas, overrides, workaround))
+    return on_device(entry, device, work(entry, formulas, overrides, workaround), basis)
 
 
 def describe(values: Mapping[str, float], formulas: Formulas) -> str:
