@@ -56,6 +56,11 @@ class Work:
     bytes: float
 
 
+#: The basis of every figure of an evaluation on datasheet figures, shared by all of them.
+_DATASHEET: Mapping[str, str] = MappingProxyType(
+    {"peak_flops": "datasheet", "memory_bandwidth": "datasheet"}
+)
+
 #: Memo key: the whole assignment (typical values, overrides and a workaround's settings,
 #: resolved) and the workaround, so an entry edited in place never gets stale numbers.
 _WorkKey = tuple[tuple[tuple[str, float], ...], int | None]
@@ -237,9 +242,6 @@ def _work(
             f"intensity is too large to compute at {describe(values, formulas)}", bytes_source
         )
     return Work(values, flops, bytes_)
-
-
-_DATASHEET = MappingProxyType({"peak_flops": "datasheet", "memory_bandwidth": "datasheet"})
 
 
 @dataclass(frozen=True, slots=True)
