@@ -14,7 +14,6 @@ timed with `kb eval ID --format json` in fresh processes (median of --repeat run
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import statistics
 import subprocess
