@@ -89,6 +89,28 @@ class Intensity:
     flops: WrittenFormula
     bytes: WrittenFormula
     dtype: str
+    #: The other roofs' formulas, where the entry gives them.
+    interconnect_bytes: WrittenFormula | None = None
+    latency: WrittenFormula | None = None
+    footprint: WrittenFormula | None = None
+
+
+@dataclass(slots=True)
+class Derived:
+    """A named formula over symbols, device figures and earlier derived names."""
+
+    name: str
+    formula: WrittenFormula
+    unit: str
+    description: str
+    where: Located
+
+
+@dataclass(slots=True)
+class Related:
+    id: str
+    relation: str
+    where: Located
 
 
 @dataclass(slots=True)
@@ -124,7 +146,10 @@ class Check:
     overrides: dict[str, float]
     devices: tuple[str, ...]
     bound_by: str | None
+    #: Bounds on the built-in quantities (flops, bytes, intensity, time, the roofs).
     bounds: dict[str, tuple[float | None, float | None]]
+    #: Bounds on derived values, by name.
+    derived: dict[str, tuple[float | None, float | None]]
     where: Located
 
 
@@ -142,6 +167,8 @@ class Entry:
     references: tuple[Reference, ...]
     notes: str | None
     source: Document = field(repr=False)
+    derived: tuple[Derived, ...] = ()
+    related: tuple[Related, ...] = ()
     #: scales_with by symbol; derived, but asked for by nearly every rule.
     symbols: dict[str, Symbol] = field(init=False, repr=False, compare=False)
 
@@ -202,6 +229,14 @@ def _range(value: list[float] | None) -> tuple[float, float] | None:
     return (float(value[0]), float(value[1])) if value else None
 
 
+def _bounds(items: dict[str, dict[str, float]]) -> dict[str, tuple[float | None, float | None]]:
+    return {name: (bound.get("min"), bound.get("max")) for name, bound in items.items()}
+
+
+#: Keys of a check's `expect` that are not bounds on a built-in quantity.
+_NOT_BOUNDS = frozenset({"bound_by", "derived"})
+
+
 def build_entry(source: Document) -> Entry:
     """An Entry from a document the entry schema has accepted."""
     data = source.data
@@ -213,6 +248,10 @@ def build_entry(source: Document) -> Entry:
         return WrittenFormula(text, at(*pointer))
 
     ai = data["arithmetic_intensity"]
+
+    def roof(key: str) -> WrittenFormula | None:
+        return formula(ai[key], "arithmetic_intensity", key) if key in ai else None
+
     workarounds = []
     for i, item in enumerate(data.get("workarounds", [])):
         model = item.get("model")
@@ -246,6 +285,9 @@ def build_entry(source: Document) -> Entry:
             flops=formula(ai["flops"], "arithmetic_intensity", "flops"),
             bytes=formula(ai["bytes"], "arithmetic_intensity", "bytes"),
             dtype=ai.get("dtype", "bf16"),
+            interconnect_bytes=roof("interconnect_bytes"),
+            latency=roof("latency"),
+            footprint=roof("footprint"),
         ),
         scales_with=tuple(
             Symbol(
@@ -277,11 +319,8 @@ def build_entry(source: Document) -> Entry:
                 overrides={k: float(v) for k, v in c.get("set", {}).items()},
                 devices=tuple(c["devices"]),
                 bound_by=c["expect"].get("bound_by"),
-                bounds={
-                    name: (bound.get("min"), bound.get("max"))
-                    for name, bound in c["expect"].items()
-                    if name != "bound_by"
-                },
+                bounds=_bounds({k: v for k, v in c["expect"].items() if k not in _NOT_BOUNDS}),
+                derived=_bounds(c["expect"].get("derived", {})),
                 where=at("checks", i),
             )
             for i, c in enumerate(data.get("checks", []))
@@ -289,6 +328,20 @@ def build_entry(source: Document) -> Entry:
         references=_references(data.get("references")),
         notes=data.get("notes"),
         source=source,
+        derived=tuple(
+            Derived(
+                name=d["name"],
+                formula=formula(d["formula"], "derived", i, "formula"),
+                unit=d["unit"],
+                description=d["description"],
+                where=at("derived", i),
+            )
+            for i, d in enumerate(data.get("derived", []))
+        ),
+        related=tuple(
+            Related(r["id"], r["relation"], at("related", i))
+            for i, r in enumerate(data.get("related", []))
+        ),
     )
 
 

@@ -49,6 +49,12 @@ def schema(kind: str) -> dict[str, Any]:
 
 
 @cache
+def vocabulary(kind: str, definition: str) -> tuple[str, ...]:
+    """The values `$defs/<definition>` of `kind`'s schema allows, in the schema's order."""
+    return tuple(option["const"] for option in schema(kind)["$defs"][definition]["oneOf"])
+
+
+@cache
 def _fast_validator(kind: str) -> Any:
     import jsonschema_rs
 
