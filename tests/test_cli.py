@@ -22,7 +22,7 @@ def run(*args: str, env: dict[str, str] | None = None) -> Result:
 
 @pytest.fixture
 def broken_root(kb_root: Path) -> Path:
-    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    entry = kb_root / "entries" / "gemm" / "minimal.yaml"
     entry.write_text(
         entry.read_text(encoding="utf-8").replace("bound_by: memory", "bound_by: memroy"),
         encoding="utf-8",
@@ -40,7 +40,7 @@ def test_check_reports_located_errors_and_exits_1(broken_root: Path) -> None:
     result = run("check", "--root", str(broken_root))
     assert result.exit_code == 1
     assert result.output.splitlines() == [
-        "entries/fixtures/minimal.yaml:4:11: KB103 'memroy' is not an allowed bound_by",
+        "entries/gemm/minimal.yaml:4:11: KB103 'memroy' is not an allowed bound_by",
         "    hint: did you mean 'memory'? allowed values: memory, compute, interconnect, "
         "latency, capacity",
         "Found 1 error in 1 file; checked 1 entry against 2 devices.",
@@ -60,7 +60,7 @@ def test_github_format_is_chosen_by_github_actions(broken_root: Path) -> None:
     result = run("check", "--root", str(broken_root), env={"GITHUB_ACTIONS": "true"})
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
-        "::error file=entries/fixtures/minimal.yaml,line=4,col=11,title=KB103::"
+        "::error file=entries/gemm/minimal.yaml,line=4,col=11,title=KB103::"
         "'memroy' is not an allowed bound_by%0Adid you mean 'memory'? allowed values: "
         "memory, compute, interconnect, latency, capacity"
     )
@@ -77,7 +77,7 @@ def test_sarif_format(broken_root: Path) -> None:
 
 
 def test_check_given_paths_still_uses_the_catalog(kb_root: Path) -> None:
-    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    entry = kb_root / "entries" / "gemm" / "minimal.yaml"
     result = run("check", "--root", str(kb_root), str(entry))
     assert result.exit_code == 0
     assert result.output == "All clear: checked 1 entry against 2 devices.\n"
@@ -105,7 +105,7 @@ def test_internal_error_in_one_file_exits_2_and_keeps_the_others(
     result = run("check", "--root", str(kb_root))
     assert result.exit_code == 2
     assert (
-        "entries/fixtures/minimal.yaml:1:1: KB000 internal error while checking this file: "
+        "entries/gemm/minimal.yaml:1:1: KB000 internal error while checking this file: "
         "RuntimeError: boom" in result.output
     )
     assert "Traceback" not in result.output
@@ -200,7 +200,7 @@ def test_outside_a_knowledge_base_is_a_usage_error(tmp_path: Path) -> None:
 def test_the_root_is_found_from_the_current_folder_upwards(
     kb_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(kb_root / "entries" / "fixtures")
+    monkeypatch.chdir(kb_root / "entries" / "gemm")
     found = run("check")
     assert found.exit_code == 0
     assert found.output == "All clear: checked 1 entry against 2 devices.\n"
@@ -213,7 +213,7 @@ def test_the_root_is_found_from_the_current_folder_upwards(
 
 
 def test_warnings_pass_unless_strict(kb_root: Path) -> None:
-    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    entry = kb_root / "entries" / "gemm" / "minimal.yaml"
     entry.write_text(entry.read_text(encoding="utf-8") + "notes: yes\n", encoding="utf-8")
     relaxed = run("check", "--root", str(kb_root))
     strict = run("check", "--root", str(kb_root), "--strict")
@@ -229,7 +229,7 @@ def test_eval_skips_devices_without_the_entrys_dtype(kb_root: Path) -> None:
         h100.read_text(encoding="utf-8").replace("  bf16: 989.4 TFLOP/s\n", ""), encoding="utf-8"
     )
     result = CliRunner().invoke(
-        main, ["eval", "fixtures/minimal", "--root", str(kb_root), "--format", "json"]
+        main, ["eval", "gemm/minimal", "--root", str(kb_root), "--format", "json"]
     )
     assert result.exit_code == 0, result.output
     assert "nvidia-h100-sxm: skipped, no dense bf16 peak in the catalog" in result.stderr
