@@ -64,9 +64,7 @@ Setup = Callable[[Path, Path], list[Expected]]
 
 def entry_text(name: str) -> str:
     """The minimal valid entry, with the id that matches entries/gemm/<name>.yaml."""
-    return MINIMAL.read_text(encoding="utf-8").replace(
-        "id: gemm/minimal", f"id: gemm/{name}", 1
-    )
+    return MINIMAL.read_text(encoding="utf-8").replace("id: gemm/minimal", f"id: gemm/{name}", 1)
 
 
 def entry_of_size(name: str, size: int) -> bytes:

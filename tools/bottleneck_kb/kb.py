@@ -142,6 +142,14 @@ class KnowledgeBase:
         return next((e for e in self.entries if e.id == entry_id), None)
 
 
+def entry_ids(root: Path) -> frozenset[str]:
+    """The id of every file of entries/, read from its path (an entry's id is its path)."""
+    prefix = len(ENTRIES) + 1
+    return frozenset(
+        display_path(path, root)[prefix : -len(SUFFIX)] for path in discover(root, ENTRIES)
+    )
+
+
 def entry_paths(
     root: Path, paths: Iterable[Path] | None, diagnostics: list[Diagnostic]
 ) -> list[Path]:

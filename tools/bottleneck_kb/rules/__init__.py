@@ -93,7 +93,19 @@ class Context:
     devices: Mapping[str, Device]
     formulas: Formulas | None = None
     formula_problems: tuple[Diagnostic, ...] = ()
+    #: For knowledge-base checks: the id of every file of entries/, checked this run or not
+    #: (an id is its path), so that a check of a few files still resolves links to the rest.
+    entry_ids: frozenset[str] = frozenset()
 
 
 # Importing a rule module registers its rules.
-from . import cross_references, formulas, identity, reading, roofline  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    cross_references,
+    derived,
+    formulas,
+    identity,
+    namespaces,
+    reading,
+    related,
+    roofline,
+)
