@@ -129,6 +129,10 @@ class WorkaroundModel:
     flops: WrittenFormula | None
     bytes: WrittenFormula | None
     where: Located
+    #: Replacements for the other roofs' formulas, where the workaround changes them.
+    interconnect_bytes: WrittenFormula | None = None
+    latency: WrittenFormula | None = None
+    footprint: WrittenFormula | None = None
 
 
 @dataclass(slots=True)
@@ -247,11 +251,10 @@ def build_entry(source: Document) -> Entry:
     def formula(text: str, *pointer: str | int) -> WrittenFormula:
         return WrittenFormula(text, at(*pointer))
 
+    def optional(mapping: dict[str, Any], key: str, *pointer: str | int) -> WrittenFormula | None:
+        return formula(mapping[key], *pointer, key) if key in mapping else None
+
     ai = data["arithmetic_intensity"]
-
-    def roof(key: str) -> WrittenFormula | None:
-        return formula(ai[key], "arithmetic_intensity", key) if key in ai else None
-
     workarounds = []
     for i, item in enumerate(data.get("workarounds", [])):
         model = item.get("model")
@@ -264,13 +267,14 @@ def build_entry(source: Document) -> Entry:
                 if model is None
                 else WorkaroundModel(
                     overrides={k: float(v) for k, v in model.get("set", {}).items()},
-                    flops=formula(model["flops"], "workarounds", i, "model", "flops")
-                    if "flops" in model
-                    else None,
-                    bytes=formula(model["bytes"], "workarounds", i, "model", "bytes")
-                    if "bytes" in model
-                    else None,
+                    flops=optional(model, "flops", "workarounds", i, "model"),
+                    bytes=optional(model, "bytes", "workarounds", i, "model"),
                     where=at("workarounds", i, "model"),
+                    interconnect_bytes=optional(
+                        model, "interconnect_bytes", "workarounds", i, "model"
+                    ),
+                    latency=optional(model, "latency", "workarounds", i, "model"),
+                    footprint=optional(model, "footprint", "workarounds", i, "model"),
                 ),
                 reported=item.get("reported"),
             )
@@ -285,9 +289,9 @@ def build_entry(source: Document) -> Entry:
             flops=formula(ai["flops"], "arithmetic_intensity", "flops"),
             bytes=formula(ai["bytes"], "arithmetic_intensity", "bytes"),
             dtype=ai.get("dtype", "bf16"),
-            interconnect_bytes=roof("interconnect_bytes"),
-            latency=roof("latency"),
-            footprint=roof("footprint"),
+            interconnect_bytes=optional(ai, "interconnect_bytes", "arithmetic_intensity"),
+            latency=optional(ai, "latency", "arithmetic_intensity"),
+            footprint=optional(ai, "footprint", "arithmetic_intensity"),
         ),
         scales_with=tuple(
             Symbol(
