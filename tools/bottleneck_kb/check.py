@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .diagnostics import Diagnostic, Severity, sorted_diagnostics
 from .evaluate import parse_formulas
-from .kb import Catalog, entry_ids, entry_paths, guarded, read_entry
+from .kb import ENTRIES, Catalog, discover, entry_ids, entry_paths, guarded, read_entry
 from .model import Device, Entry
 from .rules import Context, Scope, rules_for
 from .rules.identity import Summary, summarize
@@ -142,8 +142,9 @@ def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = No
         diagnostics.extend(found)
         if summary is not None:
             summaries.append(summary)
-    # cards branch: knowledge-base checks also get every entry id, for related links.
-    knowledge_base_context = Context(devices, entry_ids=entry_ids(root))
+    # Knowledge-base checks get every entry's id, checked this run or not, for related links.
+    every_entry = files if paths is None else discover(root, ENTRIES)
+    knowledge_base_context = Context(devices, entry_ids=entry_ids(every_entry, root))
     for rule in rules_for(Scope.KNOWLEDGE_BASE):
         assert rule.check is not None
         diagnostics.extend(rule.check(summaries, knowledge_base_context))

@@ -142,12 +142,11 @@ class KnowledgeBase:
         return next((e for e in self.entries if e.id == entry_id), None)
 
 
-def entry_ids(root: Path) -> frozenset[str]:
-    """The id of every file of entries/, read from its path (an entry's id is its path)."""
+def entry_ids(paths: Iterable[Path], root: Path) -> frozenset[str]:
+    """The ids the files at `paths` (found below root/entries) have: an entry's id is its
+    path, so this needs no file read."""
     prefix = len(ENTRIES) + 1
-    return frozenset(
-        display_path(path, root)[prefix : -len(SUFFIX)] for path in discover(root, ENTRIES)
-    )
+    return frozenset(display_path(path, root)[prefix : -len(SUFFIX)] for path in paths)
 
 
 def entry_paths(
