@@ -139,9 +139,8 @@ def derived_names_are_unique(entry: Entry, context: Context) -> Iterable[Diagnos
 
 @rule(RESERVED_NAME, "reserved-name", Scope.ENTRY)
 def device_figures_are_reserved(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """No symbol or derived name takes the name of a device figure, which every formula may
-    read (memory_bandwidth, memory_capacity, peak_flops, interconnect_bandwidth,
-    scale_up_domain, launch_latency).
+    """No symbol or derived name takes the name of a device figure (`$defs/device_figure` of
+    the entry schema), which every formula may read.
 
     Fails: `symbol: memory_bandwidth` in scales_with
     Passes: `symbol: BW`, or reading memory_bandwidth in a formula without declaring it
