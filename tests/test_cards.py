@@ -133,8 +133,8 @@ def test_device_figures_name_the_catalog_quantities() -> None:
 
 def test_the_model_reads_every_new_field_with_its_location(tmp_path: Path) -> None:
     root = tmp_path / "kb"
-    (root / "entries" / "gemm").mkdir(parents=True)
-    path = root / "entries" / "gemm" / "full.yaml"
+    (root / "entries" / "fixtures").mkdir(parents=True)
+    path = root / "entries" / "fixtures" / "full.yaml"
     path.write_bytes((FIXTURES / "valid" / "full.yaml").read_bytes())
 
     entry, problems = read_entry(path, root)
@@ -150,7 +150,7 @@ def test_the_model_reads_every_new_field_with_its_location(tmp_path: Path) -> No
     assert entry.intensity.footprint.text == "2 * N_d"
     assert [(d.name, d.unit) for d in entry.derived] == [("ridge_k", "tokens"), ("headroom", "x")]
     assert entry.derived[1].formula.where.pointer == ("derived", 1, "formula")
-    assert [(r.id, r.relation) for r in entry.related] == [("gemm/minimal", "compares_to")]
+    assert [(r.id, r.relation) for r in entry.related] == [("fixtures/minimal", "compares_to")]
     (check,) = entry.checks
     assert check.derived == {"headroom": (1, None)}
     assert check.bounds == {

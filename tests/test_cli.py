@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from bottleneck_kb import rules
 from bottleneck_kb.cli import main
-from bottleneck_kb.diagnostics import Diagnostic
+from bottleneck_kb.diagnostics import Diagnostic, Severity
 
 from .conftest import REPOSITORY
 
@@ -22,7 +22,7 @@ def run(*args: str, env: dict[str, str] | None = None) -> Result:
 
 @pytest.fixture
 def broken_root(kb_root: Path) -> Path:
-    entry = kb_root / "entries" / "gemm" / "minimal.yaml"
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
     entry.write_text(
         entry.read_text(encoding="utf-8").replace("bound_by: memory", "bound_by: memroy"),
         encoding="utf-8",
@@ -42,7 +42,7 @@ def test_check_reports_located_errors_and_exits_1(broken_root: Path) -> None:
     result = run("check", "--root", str(broken_root))
     assert result.exit_code == 1
     assert result.output.splitlines() == [
-        "entries/gemm/minimal.yaml:4:11: KB103 'memroy' is not an allowed bound_by",
+        "entries/fixtures/minimal.yaml:4:11: KB103 'memroy' is not an allowed bound_by",
         "    hint: did you mean 'memory'? allowed values: memory, compute, interconnect, "
         "latency, capacity",
         "Found 1 error in 1 file; checked 1 entry against 2 devices.",
@@ -62,7 +62,7 @@ def test_github_format_is_chosen_by_github_actions(broken_root: Path) -> None:
     result = run("check", "--root", str(broken_root), env={"GITHUB_ACTIONS": "true"})
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
-        "::error file=entries/gemm/minimal.yaml,line=4,col=11,title=KB103::"
+        "::error file=entries/fixtures/minimal.yaml,line=4,col=11,title=KB103::"
         "'memroy' is not an allowed bound_by%0Adid you mean 'memory'? allowed values: "
         "memory, compute, interconnect, latency, capacity"
     )
@@ -79,7 +79,7 @@ def test_sarif_format(broken_root: Path) -> None:
 
 
 def test_check_given_paths_still_uses_the_catalog(kb_root: Path) -> None:
-    entry = kb_root / "entries" / "gemm" / "minimal.yaml"
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
     result = run("check", "--root", str(kb_root), str(entry))
     assert result.exit_code == 0
     assert result.output == "All clear: checked 1 entry against 2 devices.\n"
@@ -102,12 +102,20 @@ def test_internal_error_in_one_file_exits_2_and_keeps_the_others(
     def explodes(entry: object, context: object) -> Iterable[Diagnostic]:
         raise RuntimeError("boom")
 
-    broken = rules.Rule("KB999", "explodes", rules.Scope.ENTRY, "Explodes.", explodes)
+    broken = rules.Rule(
+        "KB999",
+        "explodes",
+        rules.Scope.ENTRY,
+        Severity.ERROR,
+        rules.Documentation.parse("Explodes."),
+        "tests",
+        explodes,
+    )
     monkeypatch.setitem(rules.REGISTRY, "KB999", broken)
     result = run("check", "--root", str(kb_root))
     assert result.exit_code == 2
     assert (
-        "entries/gemm/minimal.yaml:1:1: KB000 internal error while checking this file: "
+        "entries/fixtures/minimal.yaml:1:1: KB000 internal error while checking this file: "
         "RuntimeError: boom" in result.output
     )
     assert "Traceback" not in result.output
@@ -202,7 +210,7 @@ def test_outside_a_knowledge_base_is_a_usage_error(tmp_path: Path) -> None:
 def test_the_root_is_found_from_the_current_folder_upwards(
     kb_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(kb_root / "entries" / "gemm")
+    monkeypatch.chdir(kb_root / "entries" / "fixtures")
     found = run("check")
     assert found.exit_code == 0
     assert found.output == "All clear: checked 1 entry against 2 devices.\n"
@@ -215,7 +223,7 @@ def test_the_root_is_found_from_the_current_folder_upwards(
 
 
 def test_warnings_pass_unless_strict(kb_root: Path) -> None:
-    entry = kb_root / "entries" / "gemm" / "minimal.yaml"
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
     entry.write_text(entry.read_text(encoding="utf-8") + "notes: yes\n", encoding="utf-8")
     relaxed = run("check", "--root", str(kb_root))
     strict = run("check", "--root", str(kb_root), "--strict")
@@ -231,10 +239,13 @@ def test_eval_skips_devices_without_the_entrys_dtype(kb_root: Path) -> None:
         h100.read_text(encoding="utf-8").replace("  bf16: 989.4 TFLOP/s\n", ""), encoding="utf-8"
     )
     result = CliRunner().invoke(
-        main, ["eval", "gemm/minimal", "--root", str(kb_root), "--format", "json"]
+        main, ["eval", "fixtures/minimal", "--root", str(kb_root), "--format", "json"]
     )
     assert result.exit_code == 0, result.output
-    assert "nvidia-h100-sxm: skipped, no dense bf16 peak in the catalog" in result.stderr
-    assert [row["device"] for row in json.loads(result.stdout)["results"]] == [
-        "amd-instinct-mi300x"
+    document = json.loads(result.stdout)
+    assert document["skipped"] == [
+        {"device": "nvidia-h100-sxm", "reason": "no dense bf16 peak in the catalog"}
     ]
+    assert [row["device"] for row in document["results"]] == ["amd-instinct-mi300x"]
+    table = CliRunner().invoke(main, ["eval", "fixtures/minimal", "--root", str(kb_root)])
+    assert "nvidia-h100-sxm: skipped, no dense bf16 peak in the catalog" in table.stdout

@@ -16,9 +16,9 @@ from .conftest import FIXTURES, read_expected
 
 # folder of fixtures -> where in the knowledge base a fixture is placed
 PLACES = {
-    "invalid": "entries/gemm",
+    "invalid": "entries/fixtures",
     "invalid-hardware": "hardware",
-    "hostile": "entries/gemm",
+    "hostile": "entries/fixtures",
 }
 
 
@@ -57,7 +57,7 @@ def test_invalid_fixture_gives_exactly_its_expected_diagnostics(
     "fixture", sorted((FIXTURES / "valid").glob("*.yaml")), ids=lambda p: p.stem
 )
 def test_valid_fixture_gives_no_diagnostics(fixture: Path, kb_root: Path) -> None:
-    shutil.copyfile(fixture, kb_root / "entries" / "gemm" / fixture.name)
+    shutil.copyfile(fixture, kb_root / "entries" / "fixtures" / fixture.name)
 
     result = check(kb_root)
 

@@ -21,15 +21,16 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bottleneck_kb import check as check_module
-from bottleneck_kb.check import CheckResult, check
+from bottleneck_kb.check import check
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic
 from bottleneck_kb.model import Entry
+from bottleneck_kb.results import CheckResult
 from bottleneck_kb.source import MAX_FILE_BYTES
 
 from .conftest import FIXTURES
 
-HERE = "entries/gemm"
+HERE = "entries/fixtures"
 MINIMAL = FIXTURES / "kb" / HERE / "minimal.yaml"
 HOSTILE = sorted((FIXTURES / "hostile").glob("*.yaml"))
 # C0 and C1 controls except tab and newline: none may reach a terminal raw.
@@ -63,8 +64,10 @@ Setup = Callable[[Path, Path], list[Expected]]
 
 
 def entry_text(name: str) -> str:
-    """The minimal valid entry, with the id that matches entries/gemm/<name>.yaml."""
-    return MINIMAL.read_text(encoding="utf-8").replace("id: gemm/minimal", f"id: gemm/{name}", 1)
+    """The minimal valid entry, with the id that matches entries/fixtures/<name>.yaml."""
+    return MINIMAL.read_text(encoding="utf-8").replace(
+        "id: fixtures/minimal", f"id: fixtures/{name}", 1
+    )
 
 
 def entry_of_size(name: str, size: int) -> bytes:
@@ -128,7 +131,7 @@ def a_symlink_to_another_entry(root: Path, outside: Path) -> list[Expected]:
     # Inside the root the link is followed: twin.yaml reads minimal.yaml's id.
     (root / HERE / "twin.yaml").symlink_to("minimal.yaml")
     return [
-        Expected(f"{HERE}/twin.yaml", "KB201", 1, 5, "expected 'gemm/twin'"),
+        Expected(f"{HERE}/twin.yaml", "KB201", 1, 5, "expected 'fixtures/twin'"),
         Expected(f"{HERE}/twin.yaml", "KB202", 1, 5, f"already used by {HERE}/minimal.yaml:1"),
     ]
 
@@ -191,7 +194,7 @@ def a_control_character_in_a_file_name(root: Path, outside: Path) -> list[Expect
     name = "evil\x07\x1b]0;pwned\x07\x1b[31m"
     (root / HERE / f"{name}.yaml").write_text(entry_text("minimal"), encoding="utf-8")
     return [
-        Expected(f"{HERE}/{name}.yaml", "KB201", 1, 5, f"expected 'gemm/{name}'"),
+        Expected(f"{HERE}/{name}.yaml", "KB201", 1, 5, f"expected 'fixtures/{name}'"),
         Expected(f"{HERE}/minimal.yaml", "KB202", 1, 5, f"already used by {HERE}/{name}.yaml"),
     ]
 

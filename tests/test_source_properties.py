@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from bottleneck_kb.diagnostics import Diagnostic, Severity
 from bottleneck_kb.source import MAX_KEY_LENGTH, MAX_NUMBER_DIGITS, Document, load
 
-DISPLAY = "entries/gemm/generated.yaml"
+DISPLAY = "entries/fixtures/generated.yaml"
 SETTINGS = settings(max_examples=200, deadline=None)
 
 # Pieces of YAML syntax and words YAML gives meanings to, so that generated text is often

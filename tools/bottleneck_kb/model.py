@@ -10,6 +10,7 @@ in a typed value can still say where the user wrote it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -56,12 +57,32 @@ class Located:
 @dataclass(slots=True)
 class Reference:
     title: str
+    first_author: str
+    year: int
     arxiv: str | None
     url: str | None
+    where: Located
 
     @property
     def link(self) -> str:
         return f"https://arxiv.org/abs/{self.arxiv}" if self.arxiv else str(self.url)
+
+    @property
+    def key(self) -> str:
+        """What a claim names the reference by: its arXiv id, or its URL."""
+        return self.arxiv or str(self.url)
+
+
+@dataclass(slots=True)
+class Claim:
+    """A statement of the card beside what its cited source says (see the schema's claims)."""
+
+    card: str
+    source: str | None
+    reference: str | None
+    verdict: str
+    check: int | None
+    where: Located
 
 
 @dataclass(slots=True)
@@ -169,6 +190,7 @@ class Entry:
     workarounds: tuple[Workaround, ...]
     checks: tuple[Check, ...]
     references: tuple[Reference, ...]
+    claims: tuple[Claim, ...]
     notes: str | None
     source: Document = field(repr=False)
     derived: tuple[Derived, ...] = ()
@@ -182,6 +204,12 @@ class Entry:
     @property
     def path(self) -> str:
         return self.source.path
+
+    def all_references(self) -> Iterator[Reference]:
+        """The entry's references, then each workaround's."""
+        yield from self.references
+        for workaround in self.workarounds:
+            yield from workaround.references
 
 
 @dataclass(slots=True)
@@ -225,8 +253,18 @@ def parameter_names() -> tuple[str, ...]:
     return (*DEVICE_QUANTITIES, *(f"{PEAK_FLOPS}.{dtype}" for dtype in dtypes))
 
 
-def _references(items: list[dict[str, Any]] | None) -> tuple[Reference, ...]:
-    return tuple(Reference(r["title"], r.get("arxiv"), r.get("url")) for r in items or ())
+def _references(items: list[dict[str, Any]] | None, where: Located) -> tuple[Reference, ...]:
+    return tuple(
+        Reference(
+            title=r["title"],
+            first_author=r["first_author"],
+            year=int(r["year"]),
+            arxiv=r.get("arxiv"),
+            url=r.get("url"),
+            where=Located(where.source, (*where.pointer, i)),
+        )
+        for i, r in enumerate(items or ())
+    )
 
 
 def _range(value: list[float] | None) -> tuple[float, float] | None:
@@ -262,7 +300,7 @@ def build_entry(source: Document) -> Entry:
             Workaround(
                 title=item["title"],
                 description=item["description"],
-                references=_references(item.get("references")),
+                references=_references(item.get("references"), at("workarounds", i, "references")),
                 model=None
                 if model is None
                 else WorkaroundModel(
@@ -329,7 +367,18 @@ def build_entry(source: Document) -> Entry:
             )
             for i, c in enumerate(data.get("checks", []))
         ),
-        references=_references(data.get("references")),
+        references=_references(data.get("references"), at("references")),
+        claims=tuple(
+            Claim(
+                card=c["card"],
+                source=c.get("source"),
+                reference=c.get("reference"),
+                verdict=c["verdict"],
+                check=c.get("check"),
+                where=at("claims", i),
+            )
+            for i, c in enumerate(data.get("claims", []))
+        ),
         notes=data.get("notes"),
         source=source,
         derived=tuple(

@@ -40,11 +40,33 @@ def _parsed(entry: Entry) -> Iterator[tuple[int, Derived, formula.Formula | form
 
 @rule(DERIVED_FORMULA, "derived-formula", Scope.ENTRY)
 def derived_formulas_parse(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A derived formula is in the formula language and every name in it is a symbol of
-    scales_with, a device figure or a derived name.
+    """A derived formula is in the formula language and names only known values.
 
-    Fails: `formula: (1 - a**(k + 1)) / (1 - alpha)` when the symbol is a
-    Passes: `formula: (1 - a**(k + 1)) / (1 - a)`
+    ## What it checks
+    That each `derived[].formula` parses in the language of `flops`, and that every name in
+    it is a symbol of `scales_with`, a device figure (`$defs/device_figure`) or a derived
+    name. The error points at the column inside the formula.
+    ## Why it matters
+    A derived value is shown, checked and swept like the built-in ones; a formula that does
+    not parse or names an undeclared value would make every command that shows it fail.
+    ## How to fix
+    Correct the name (the hint gives the closest declared one) or declare the symbol.
+    ## Fails
+    ```yaml
+    derived:
+      - name: rows
+        formula: 2 * b
+        unit: rows
+        description: Rows, with the symbol misspelt.
+    ```
+    ## Passes
+    ```yaml
+    derived:
+      - name: rows
+        formula: 2 * B
+        unit: rows
+        description: Rows.
+    ```
     """
     for _, item, parsed in _parsed(entry):
         if isinstance(parsed, formula.FormulaError):
@@ -63,11 +85,40 @@ def _first_use(parsed: formula.Formula, name: str) -> int:
 
 @rule(DERIVED_ORDER, "derived-order", Scope.ENTRY)
 def derived_use_earlier_names(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A derived formula uses only derived names defined above it: no value refers to itself,
-    to one below it, or through others back to itself.
+    """A derived formula uses only derived names defined above it.
 
-    Fails: `derived: [{name: speedup, formula: tokens / (1 + c * k)}, {name: tokens, ...}]`
-    Passes: the same with tokens defined first
+    ## What it checks
+    That no derived formula refers to itself, to a derived name defined below it, or
+    through others back to itself; the message names the cycle when there is one.
+    ## Why it matters
+    Derived values are computed top to bottom once per evaluation; a forward reference or
+    a cycle has no value to compute.
+    ## How to fix
+    Move the used value above the one that uses it, or write the formula out.
+    ## Fails
+    ```yaml
+    derived:
+      - name: per_row
+        formula: weight_bytes / B
+        unit: B
+        description: Uses a value defined below it.
+      - name: weight_bytes
+        formula: 2 * N
+        unit: B
+        description: Weight bytes.
+    ```
+    ## Passes
+    ```yaml
+    derived:
+      - name: weight_bytes
+        formula: 2 * N
+        unit: B
+        description: Weight bytes.
+      - name: per_row
+        formula: weight_bytes / B
+        unit: B
+        description: Weight bytes per row.
+    ```
     """
     position = {item.name: index for index, item in enumerate(entry.derived)}
     uses: dict[str, set[str]] = {}
@@ -118,10 +169,33 @@ def _path(uses: dict[str, set[str]], start: str, goal: str) -> list[str]:
 
 @rule(NAME_CLASH, "derived-name-unique", Scope.ENTRY)
 def derived_names_are_unique(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A derived name is not a symbol of scales_with, a function, or an earlier derived name.
+    """A derived name is not a symbol, a function or an earlier derived name.
 
-    Fails: `derived: [{name: k, ...}]` when scales_with declares k
-    Passes: `derived: [{name: accepted_tokens, ...}]`
+    ## What it checks
+    That each `derived[].name` differs from the symbols of `scales_with`, from the formula
+    language's functions (min, max, ceil, floor, log2, sqrt) and from the derived names above
+    it.
+    ## Why it matters
+    Formulas and checks refer to values by name; one name for two values would make every
+    use of it ambiguous.
+    ## How to fix
+    Choose another name.
+    ## Fails
+    ```yaml
+    derived:
+      - name: B
+        formula: 2 * N
+        unit: B
+        description: Takes a symbol's name.
+    ```
+    ## Passes
+    ```yaml
+    derived:
+      - name: weight_bytes
+        formula: 2 * N
+        unit: B
+        description: Weight bytes.
+    ```
     """
     seen: dict[str, int] = {}
     for index, item in enumerate(entry.derived):
@@ -139,11 +213,33 @@ def derived_names_are_unique(entry: Entry, context: Context) -> Iterable[Diagnos
 
 @rule(RESERVED_NAME, "reserved-name", Scope.ENTRY)
 def device_figures_are_reserved(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """No symbol or derived name takes the name of a device figure (`$defs/device_figure` of
-    the entry schema), which every formula may read.
+    """No symbol or derived name takes the name of a device figure.
 
-    Fails: `symbol: memory_bandwidth` in scales_with
-    Passes: `symbol: BW`, or reading memory_bandwidth in a formula without declaring it
+    ## What it checks
+    That no `scales_with[].symbol` and no `derived[].name` is one of the device figures of
+    `$defs/device_figure` in the entry schema, which every formula may read.
+    ## Why it matters
+    A formula that reads `memory_bandwidth` means the device's figure; a symbol of the same
+    name would silently replace it on every device.
+    ## How to fix
+    Rename the symbol or derived value; to use the device's figure, read it in a formula
+    without declaring it.
+    ## Fails
+    ```yaml
+    derived:
+      - name: launch_latency
+        formula: 2 * N
+        unit: s
+        description: Takes a device figure's name.
+    ```
+    ## Passes
+    ```yaml
+    derived:
+      - name: weight_seconds
+        formula: 2 * N / memory_bandwidth
+        unit: s
+        description: Reads the device figure instead.
+    ```
     """
     figures = _figures()
     hint = "rename it; formulas read the device's figure by this name"
@@ -169,8 +265,42 @@ def device_figures_are_reserved(entry: Entry, context: Context) -> Iterable[Diag
 def expected_derived_exist(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """A check's `expect: {derived: ...}` names values of the entry's `derived`.
 
-    Fails: `expect: {derived: {speed_up: {min: 1}}}` when the derived value is speedup
-    Passes: `expect: {derived: {speedup: {min: 1}}}`
+    ## What it checks
+    That every name under a check's `expect.derived` is the name of a derived value of the
+    entry.
+    ## Why it matters
+    A bound on a value that does not exist can never be evaluated, so the claim it stands
+    for would never be checked.
+    ## How to fix
+    Correct the name (the hint gives the closest derived name), or add the derived value.
+    ## Fails
+    ```yaml
+    derived:
+      - name: weight_bytes
+        formula: 2 * N
+        unit: B
+        description: Weight bytes.
+    checks:
+      - claim: Two bytes a weight.
+        devices: [nvidia-h100-sxm]
+        expect:
+          derived:
+            weight_byte: {min: 2.0e+9}
+    ```
+    ## Passes
+    ```yaml
+    derived:
+      - name: weight_bytes
+        formula: 2 * N
+        unit: B
+        description: Weight bytes.
+    checks:
+      - claim: Two bytes a weight.
+        devices: [nvidia-h100-sxm]
+        expect:
+          derived:
+            weight_bytes: {min: 2.0e+9}
+    ```
     """
     names = [item.name for item in entry.derived]
     for check in entry.checks:

@@ -14,11 +14,27 @@ UNKNOWN_NAMESPACE = "KB211"
 
 @rule(UNKNOWN_NAMESPACE, "known-namespace", Scope.ENTRY)
 def known_namespace(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """An entry's namespace is one the schema documents (`$defs/namespace`), so that entries
-    of one family sit together and a misspelt folder is caught.
+    """An entry's namespace is one the entry schema documents.
 
-    Fails: `id: gem/decode-weight-gemm` in entries/gem/decode-weight-gemm.yaml
-    Passes: `id: gemm/decode-weight-gemm` in entries/gemm/decode-weight-gemm.yaml
+    ## What it checks
+    That the part of `id` before the slash is a value of `$defs/namespace` in the entry
+    schema (flops, gemm, attention, collective, runtime, speculative, ...).
+    ## Why it matters
+    Namespaces group entries of one family on the site and in `entries/`; a misspelt or
+    ad-hoc namespace scatters them and is usually a typo in the folder name.
+    ## How to fix
+    Move the file to a documented namespace, or add the new namespace to `$defs/namespace`
+    of the entry schema, with a description, in the same pull request.
+    ## Fails
+    ```yaml
+    # file: entries/gem/minimal.yaml
+    id: gem/minimal
+    ```
+    ## Passes
+    ```yaml
+    # file: entries/gemm/minimal.yaml
+    id: gemm/minimal
+    ```
     """
     namespace = entry.id.partition("/")[0]
     allowed = vocabulary(ENTRY, "namespace")

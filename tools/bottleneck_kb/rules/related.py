@@ -19,8 +19,32 @@ RELATED_TO_ITSELF = "KB213"
 def related_ids_exist(summaries: Sequence[Summary], context: Context) -> Iterable[Diagnostic]:
     """Every id in `related` is the id of an entry of the knowledge base.
 
-    Fails: `related: [{id: gemm/decode-gemm, relation: compares_to}]` with no such entry
-    Passes: `related: [{id: gemm/decode-weight-gemm, relation: compares_to}]`
+    ## What it checks
+    That each `related[].id` is the id of a file of `entries/`, whether or not that file is
+    among the files checked in this run.
+    ## Why it matters
+    Related entries are shown as links in both directions; a link to an id that does not
+    exist is a dead link on the site and in the JSON export.
+    ## How to fix
+    Correct the id (the hint names the closest existing one), or drop the item.
+    ## Fails
+    ```yaml
+    related:
+      - id: fixtures/othre
+        relation: compares_to
+    ---
+    # file: entries/fixtures/other.yaml
+    id: fixtures/other
+    ```
+    ## Passes
+    ```yaml
+    related:
+      - id: fixtures/other
+        relation: compares_to
+    ---
+    # file: entries/fixtures/other.yaml
+    id: fixtures/other
+    ```
     """
     known = context.entry_ids | {summary.id for summary in summaries}
     listed: list[str] | None = None
@@ -54,8 +78,27 @@ def _closest(target: str, known: list[str]) -> str:
 def not_related_to_itself(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """An entry does not list itself in `related`.
 
-    Fails: `related: [{id: gemm/prefill-gemm, relation: compares_to}]` in gemm/prefill-gemm
-    Passes: `related: [{id: gemm/decode-weight-gemm, relation: compares_to}]` there
+    ## What it checks
+    That no `related[].id` is the entry's own id.
+    ## Why it matters
+    A link from a page to itself tells the reader nothing, and is usually a copied id.
+    ## How to fix
+    Link to the other entry meant, or drop the item.
+    ## Fails
+    ```yaml
+    related:
+      - id: fixtures/minimal
+        relation: compares_to
+    ```
+    ## Passes
+    ```yaml
+    related:
+      - id: fixtures/other
+        relation: compares_to
+    ---
+    # file: entries/fixtures/other.yaml
+    id: fixtures/other
+    ```
     """
     for link in entry.related:
         if link.id == entry.id:
