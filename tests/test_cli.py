@@ -179,7 +179,7 @@ def test_eval_unknown_entry_exits_1() -> None:
 def test_hardware_lists_ridge_points() -> None:
     result = run("hardware", "--root", str(REPOSITORY))
     assert result.exit_code == 0
-    h100 = next(line for line in result.output.splitlines() if line.startswith("nvidia"))
+    h100 = next(line for line in result.output.splitlines() if line.startswith("nvidia-h100-sxm "))
     assert h100.split() == [
         "nvidia-h100-sxm",
         "3.35",
@@ -192,6 +192,7 @@ def test_hardware_lists_ridge_points() -> None:
         "295",
         "295",
         "591",
+        "-",
     ]
 
 
@@ -236,7 +237,10 @@ def test_warnings_pass_unless_strict(kb_root: Path) -> None:
 def test_eval_skips_devices_without_the_entrys_dtype(kb_root: Path) -> None:
     h100 = kb_root / "hardware" / "nvidia-h100-sxm.yaml"
     h100.write_text(
-        h100.read_text(encoding="utf-8").replace("  bf16: 989.4 TFLOP/s\n", ""), encoding="utf-8"
+        h100.read_text(encoding="utf-8").replace(
+            "  bf16: {value: 989.4 TFLOP/s, source: klockwood-h100}\n", ""
+        ),
+        encoding="utf-8",
     )
     result = CliRunner().invoke(
         main, ["eval", "fixtures/minimal", "--root", str(kb_root), "--format", "json"]

@@ -3,44 +3,17 @@ through that rule alone; one table lists every code with its owning module."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from bottleneck_kb.check import check
 from bottleneck_kb.diagnostics import INTERNAL
-from bottleneck_kb.rules import REGISTRY, SECTIONS, Rule, Scope, codes
-from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
+from bottleneck_kb.rules import REGISTRY, SECTIONS, codes
+
+from .conftest import write_example
 
 DOCUMENTED = sorted(code for code in REGISTRY if code != INTERNAL)
-
-
-def write_example(root: Path, rule: Rule, example: str) -> None:
-    """Write `example` into the knowledge base at `root` as the rule's documentation says:
-    raw text for codes found while reading YAML, else merge patches onto the minimal entry
-    (or device), one file per `---`-separated document, `# file:` naming the path."""
-    (root / "entries" / "fixtures" / "minimal.yaml").unlink()
-    for document in example.split("\n---\n"):
-        lines = document.splitlines()
-        path, target, encoding = None, None, "utf-8"
-        while lines and lines[0].startswith(("# file: ", "# encoding: ")):
-            key, _, value = lines.pop(0)[2:].partition(": ")
-            if key == "file":
-                path, _, target = value.partition(" -> ")
-            else:
-                encoding = value
-        device = (path or "").startswith("hardware/") or rule.scope is Scope.DEVICE
-        text = "\n".join(lines) + "\n"
-        if rule.module != "source":
-            text = patched(MINIMAL_DEVICE if device else MINIMAL_ENTRY, text)
-        default = "hardware/fixture-device.yaml" if device else "entries/fixtures/minimal.yaml"
-        file = root / (path or default)
-        file.parent.mkdir(parents=True, exist_ok=True)
-        if target:
-            os.symlink(target, file)
-        else:
-            file.write_bytes(text.encode(encoding))
 
 
 def test_every_rule_has_every_section() -> None:

@@ -91,6 +91,6 @@ def test_every_entry_and_device_carries_sources(kb: KnowledgeBase) -> None:
     assert set(kb.catalog.devices) >= {"nvidia-h100-sxm", "amd-instinct-mi300x"}
     for device in kb.catalog.devices.values():
         assert device.sources
-        assert all(s.url.startswith("https://") and s.supports for s in device.sources)
+        assert all(s.url.startswith("https://") and s.title for s in device.sources)
     for entry in kb.entries:
         assert entry.references

@@ -6,8 +6,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import printable
+from ..model import dtype_traits
 from ..numbers import format_quantity
-from ..schemas import dtypes
 from . import HARDWARE, reporter, table
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def hardware_data(listing: HardwareListing) -> list[dict[str, Any]]:
 @reporter(HARDWARE, "table")
 def hardware_table(listing: HardwareListing) -> str:
     present = {k for d in listing.devices for k in d.peak_flops}
-    columns = [t for t in dtypes() if t in present]
+    columns = [t for t in dtype_traits() if t in present]
     rows = [
         [
             d.id,

@@ -39,6 +39,12 @@ KB220  year-matches-arxiv           references
 KB221  claim-names-a-reference      claims
 KB222  claim-names-a-check          claims
 KB301  bad-quantity                 model
+KB310  known-source                 catalog
+KB311  source-used                  catalog
+KB312  narrower-dtype-not-slower    catalog
+KB313  plausible-ridge-point        catalog
+KB314  plausible-figure             catalog
+KB315  looks-sparse                 catalog
 KB401  formula                      formulas
 KB402  symbol-has-typical           formulas
 KB403  values-in-range              formulas

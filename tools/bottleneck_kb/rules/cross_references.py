@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
-from ..model import DEVICE_QUANTITIES, PEAK_FLOPS, Device, Entry, Located, parameter_names
+from ..model import Device, Entry, Located, parameter_dimension, parameter_names
 from ..numbers import format_quantity
 from ..quantity import Dimension, QuantityError, parse
 from ..schemas import suggest
@@ -105,12 +105,6 @@ def known_parameters(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             )
 
 
-def _dimension(parameter: str) -> Dimension | None:
-    if parameter.startswith(PEAK_FLOPS + "."):
-        return Dimension.FLOP_RATE
-    return DEVICE_QUANTITIES.get(parameter)
-
-
 @rule(MAGNITUDE, "magnitude-matches-catalog", Scope.ENTRY)
 def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """A magnitude quotes the catalog's values for values_for, in order, within rounding.
@@ -143,7 +137,7 @@ def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ```
     """
     for parameter in entry.hardware_parameters:
-        dimension = _dimension(parameter.parameter)
+        dimension = parameter_dimension(parameter.parameter)
         if parameter.magnitude is None or dimension is None:
             continue
         pieces = _pieces(parameter.magnitude)

@@ -38,13 +38,18 @@ MINIMAL_DEVICE = """\
 id: fixture-device
 name: Fixture device
 vendor: Nobody
-memory_capacity: 80 GB
-memory_bandwidth: 3.35 TB/s
+memory_capacity: {value: 80 GB, source: sheet}
+memory_bandwidth: {value: 3.35 TB/s, source: sheet}
 peak_flops:
-  bf16: 989.4 TFLOP/s
+  bf16: {value: 989.4 TFLOP/s, source: sheet}
+  fp8: {value: 1978.9 TFLOP/s, source: sheet}
 sources:
-  - url: https://example.com/fixture-device
-    supports: every figure of this file
+  - id: sheet
+    title: Fixture device datasheet
+    url: https://example.com/fixture-device
+    publisher: Nobody
+    kind: vendor
+    read: "2026-11-29"
 """
 
 

@@ -476,12 +476,12 @@ emitted(
     ## Fails
     ```yaml
     # file: hardware/fixture-device.yaml
-    memory_bandwidth: 3.35 TFLOP/s
+    memory_bandwidth: {value: 3.35 TFLOP/s}
     ```
     ## Passes
     ```yaml
     # file: hardware/fixture-device.yaml
-    memory_bandwidth: 3.35 TB/s
+    memory_bandwidth: {value: 3.35 TB/s}
     ```
     """,
 )

@@ -251,12 +251,6 @@ def vocabulary(kind: str, definition: str) -> tuple[str, ...]:
 
 
 @cache
-def dtypes() -> tuple[str, ...]:
-    """Every data type a device may give a dense peak for, in the catalog's display order."""
-    return tuple(schema(HARDWARE)["properties"]["peak_flops"]["properties"])
-
-
-@cache
 def default_dtype() -> str:
     """The dtype of an entry that names none."""
     default: str = schema(ENTRY)["properties"]["arithmetic_intensity"]["properties"]["dtype"][
