@@ -185,6 +185,15 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     if not results:
         return
     if entry.bound_by not in results[0].times:
+        # cards branch, until the four-roof evaluation lands: a roof whose formula the entry
+        # gives (interconnect_bytes, latency, footprint) is not judged by this evaluation.
+        written = {
+            "interconnect": entry.intensity.interconnect_bytes,
+            "latency": entry.intensity.latency,
+            "capacity": entry.intensity.footprint,
+        }
+        if written.get(entry.bound_by) is not None:
+            return
         modeled = ", ".join(results[0].times)
         yield entry.source.error_at(
             BOUND_BY,
