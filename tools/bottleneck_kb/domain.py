@@ -207,13 +207,15 @@ def unproven(entry: Entry, formulas: Formulas, devices: Sequence[Device]) -> Unp
     settings: list[int | None] = [None]
     settings += [i for i, w in enumerate(entry.workarounds) if w.model is not None]
     # FLOPs and bytes alone do not depend on the device: one proof serves every device.
-    places = [(d, figure_point(entry, d)) for d in devices] if formulas.device_dependent else []
+    places: list[tuple[Device | None, dict[str, Bounds]]] = [(None, {})]
+    if formulas.device_dependent:
+        places = [(d, figure_point(entry, d)) for d in devices]
     for index in settings:
         model = entry.workarounds[index].model if index is not None else None
         symbols = symbol_box(entry, model.overrides if model is not None else None)
         names = [s.symbol for s in entry.scales_with if s.symbol in symbols]
         obligations = _obligations(entry, formulas, index)
-        for device, figures in places or [(None, {})]:
+        for device, figures in places:
             whole = {**figures, **symbols}
             found = _prove(obligations, whole, names)
             if found is not None:
