@@ -8,7 +8,7 @@ business of `evaluation`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -360,10 +360,16 @@ def _figure(device: Device, name: str, datasheet: float, basis: Basis) -> tuple[
     return datasheet, "datasheet"
 
 
+#: What every evaluation reads: the compute and memory roofs' figures.
+_ALWAYS = ("peak_flops", "memory_bandwidth")
+
+
 def figures_needed(formulas: Formulas) -> list[str]:
     """The device figures evaluating the entry reads: the compute and memory roofs', those of
     the other roofs it gives, and those its formulas name."""
-    needed = ["peak_flops", "memory_bandwidth"]
+    if not formulas.device_dependent:
+        return list(_ALWAYS)
+    needed = list(_ALWAYS)
     given = set(formulas.others).union(*formulas.workaround_others)
     for roof in (*ROOFS, CAPACITY):
         if roof.quantity in given and roof.figure is not None:
@@ -376,16 +382,25 @@ def figures_needed(formulas: Formulas) -> list[str]:
     return list(dict.fromkeys(needed))
 
 
-def missing_figures(entry: Entry, formulas: Formulas, device: Device) -> list[str]:
-    """What `device` lacks of what the entry needs, said as a reader would look for it."""
+def missing_figures(
+    entry: Entry, formulas: Formulas, device: Device, needed: Sequence[str] | None = None
+) -> list[str]:
+    """What `device` lacks of what the entry needs (`needed`, if already known), said as a
+    reader would look for it."""
     missing = []
-    for name in figures_needed(formulas):
+    for name in figures_needed(formulas) if needed is None else needed:
         if name == "peak_flops":
             if entry.intensity.dtype not in device.peak_flops:
                 missing.append(f"dense {entry.intensity.dtype} peak")
         elif device.parameter(name) is None:
             missing.append(name)
     return missing
+
+
+def runnable(entry: Entry, formulas: Formulas, devices: Iterable[Device]) -> list[Device]:
+    """The devices with every figure the entry's formulas read."""
+    needed = figures_needed(formulas)
+    return [d for d in devices if not missing_figures(entry, formulas, d, needed)]
 
 
 def _figures(

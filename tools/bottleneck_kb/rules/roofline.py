@@ -12,7 +12,6 @@ from ..roofline import (
     CAPACITY,
     ROOFS,
     EvaluationError,
-    Formulas,
     Result,
     check_failures,
     describe,
@@ -32,11 +31,6 @@ CHECK = "KB407"
 
 def _devices(context: Context, names: Iterable[str]) -> list[Device]:
     return [context.devices[name] for name in dict.fromkeys(names) if name in context.devices]
-
-
-def _runnable(entry: Entry, formulas: Formulas, context: Context) -> list[Device]:
-    """The devices of the catalog with every figure the entry's formulas read."""
-    return [d for d in context.devices.values() if not missing_figures(entry, formulas, d)]
 
 
 @rule(EVALUATION, "evaluates", Scope.ENTRY)
@@ -79,7 +73,7 @@ def evaluates_everywhere(entry: Entry, context: Context) -> Iterable[Diagnostic]
         return
     if any(entry.symbols[name].typical is None for name in formulas.symbols):
         return  # symbol-has-typical says which
-    found = unproven(entry, formulas, _runnable(entry, formulas, context))
+    found = unproven(entry, formulas, list(context.runnable))
     if found is None:
         return
     if found.failure is not None:
@@ -136,7 +130,7 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         done = work(entry, formulas)
     except EvaluationError:
         return  # reported by evaluates
-    devices = _runnable(entry, formulas, context)
+    devices = list(context.runnable)
     if not devices:
         if context.devices:
             lacking = sorted(
