@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from importlib import resources
@@ -23,6 +24,10 @@ UNKNOWN_KEY = "KB102"
 NOT_ALLOWED = "KB103"
 WRONG_TYPE = "KB104"
 BAD_FORM = "KB105"
+
+#: What the schemas' one-line pattern ($defs/one_line) refuses: any of these ends a line in
+#: some reader (a terminal, a CI log, an editor, a browser).
+LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
 
 ENTRY = "entry"
 HARDWARE = "hardware"
@@ -139,6 +144,16 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
     if validator == "pattern":
         # propertyNames errors point at the mapping; the offending name is the instance.
         name_error = bool(problem.schema_path) and "propertyNames" in problem.schema_path
+        line_break = None if name_error else LINE_BREAK.search(problem.instance)
+        if line_break is not None:
+            yield error_at(
+                BAD_FORM,
+                pointer,
+                f"{subject} must be one line",
+                problem.schema.get("description") or _parent_description(problem),
+                offset=line_break.start(),
+            )
+            return
         yield error_at(
             BAD_FORM,
             (*pointer, problem.instance) if name_error else pointer,
