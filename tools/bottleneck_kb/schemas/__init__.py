@@ -25,10 +25,6 @@ NOT_ALLOWED = "KB103"
 WRONG_TYPE = "KB104"
 BAD_FORM = "KB105"
 
-#: What the schemas' one-line pattern ($defs/one_line) refuses: any of these ends a line in
-#: some reader (a terminal, a CI log, an editor, a browser).
-LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
-
 ENTRY = "entry"
 HARDWARE = "hardware"
 
@@ -144,22 +140,24 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
     if validator == "pattern":
         # propertyNames errors point at the mapping; the offending name is the instance.
         name_error = bool(problem.schema_path) and "propertyNames" in problem.schema_path
-        line_break = None if name_error else LINE_BREAK.search(problem.instance)
-        if line_break is not None:
-            yield error_at(
-                BAD_FORM,
-                pointer,
-                f"{subject} must be one line",
-                problem.schema.get("description") or _parent_description(problem),
-                offset=line_break.start(),
-            )
-            return
         yield error_at(
             BAD_FORM,
             (*pointer, problem.instance) if name_error else pointer,
             f"{_show(problem.instance)} is not a valid {subject}",
             problem.schema.get("description") or _parent_description(problem),
             key=name_error,
+        )
+        return
+    if validator == "not" and isinstance(problem.instance, str) and "pattern" in value:
+        # What a text may not contain (a line break, in a one-line field): said at the first
+        # occurrence. An unanchored search, since `$` differs between regex dialects.
+        found = re.search(value["pattern"], problem.instance)
+        yield error_at(
+            BAD_FORM,
+            pointer,
+            f"{subject} {value.get('description', 'has a character that is not allowed')}",
+            problem.schema.get("description"),
+            offset=found.start() if found else None,
         )
         return
     sizes = _SIZE_MESSAGES.get(validator)
