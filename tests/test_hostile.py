@@ -195,7 +195,7 @@ def a_control_character_in_a_file_name(root: Path, outside: Path) -> list[Expect
     (root / HERE / f"{name}.yaml").write_text(entry_text("minimal"), encoding="utf-8")
     return [
         Expected(f"{HERE}/{name}.yaml", "KB201", 1, 5, f"expected 'fixtures/{name}'"),
-        Expected(f"{HERE}/minimal.yaml", "KB202", 1, 5, f"already used by {HERE}/{name}.yaml"),
+        Expected(f"{HERE}/{name}.yaml", "KB202", 1, 5, f"already used by {HERE}/minimal.yaml"),
     ]
 
 

@@ -52,7 +52,7 @@ import inspect
 import pkgutil
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -185,6 +185,8 @@ class Context:
     devices: Mapping[str, Device]
     formulas: Formulas | None = None
     formula_problems: tuple[Diagnostic, ...] = ()
+    #: Device id -> the file of hardware/ that would define it but has errors (Catalog.broken).
+    broken_devices: Mapping[str, str] = field(default_factory=dict)
 
 
 def _import_all() -> None:
