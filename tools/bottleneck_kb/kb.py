@@ -87,6 +87,7 @@ def _walk(root: Path, base: Path, devices: bool, diagnostics: list[Diagnostic]) 
     return sorted(found, key=str)
 
 
+_OUTSIDE_HINT = "check it with --root set to its own repository, or copy it into entries/"
 #: Endings of files that may have been meant as an entry or a device; only SUFFIX is read.
 _MEANT_AS_DATA = (".yaml", ".yml", ".json")
 
@@ -97,7 +98,7 @@ def _not_read(
     """Why a file that looks like an entry or a device is not read, and what would make it
     read; None when it is read."""
     visible = name.lstrip(".")
-    stem = visible[: visible.lower().rfind(".")]
+    stem = visible.rsplit(".", 1)[0] if "." in visible else ""
     renamed = f"rename it to {stem}{SUFFIX}" if stem else None
     if in_hidden_folder:
         return "is in a hidden folder, which kb does not read", "move it out of the hidden folder"
@@ -113,8 +114,10 @@ def _not_read(
     return None
 
 
-def _refused(path: Path, root: Path, message: str) -> Diagnostic:
-    return error(NOT_A_FILE, display_path(path, root), 1, 1, message, "commit the files themselves")
+def _refused(
+    path: Path, root: Path, message: str, hint: str = "commit the files themselves"
+) -> Diagnostic:
+    return error(NOT_A_FILE, display_path(path, root), 1, 1, message, hint)
 
 
 def read_document(path: Path, root: Path, kind: str) -> tuple[Document | None, list[Diagnostic]]:
@@ -258,7 +261,7 @@ def entry_paths(
     hardware = Path(top, HARDWARE)
     for path in paths:
         if not inside(path, root):
-            diagnostics.append(_refused(path, root, "is outside the repository"))
+            diagnostics.append(_refused(path, root, "is outside the repository", _OUTSIDE_HINT))
         elif Path(os.path.realpath(path)).is_relative_to(hardware):
             continue
         elif path.is_dir() and not path.is_symlink():
