@@ -198,6 +198,8 @@ class Catalog:
             if owner is not device:
                 catalog.duplicates.append(device)
                 catalog.diagnostics.append(_duplicate_device(device, owner))
+        # By id, not by file name: hardware/x-y.yaml sorts before hardware/x.yaml.
+        catalog.devices = dict(sorted(catalog.devices.items()))
         return catalog
 
 
