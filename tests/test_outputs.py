@@ -253,3 +253,26 @@ def test_a_quoted_value_keeps_its_escapes_visible_in_the_text_and_github_formats
         "'memory\\n::error::pwned\\u202e' is not an allowed bound_by"
         "%0Aallowed values: memory, compute, interconnect, latency, capacity"
     )
+
+
+def test_a_final_line_break_the_regex_dialects_disagree_on_is_refused(kb_root: Path) -> None:
+    # Python's `$` matches before a final line break and Rust's does not: the reference
+    # validator finds nothing wrong where the fast one refuses, and the file is still refused.
+    device = kb_root / DEVICE
+    text = device.read_text(encoding="utf-8")
+    device.write_text(
+        text.replace("memory_capacity: 80 GB", 'memory_capacity: "80 GB\\n"'), "utf-8"
+    )
+
+    result = run(kb_root, ["check", "--format", "json"])
+
+    assert result.exit_code == 1
+    (diagnostic,) = json.loads(result.output)["diagnostics"]
+    line = text.splitlines().index("memory_capacity: 80 GB") + 1
+    assert (diagnostic["path"], diagnostic["line"], diagnostic["col"], diagnostic["code"]) == (
+        DEVICE,
+        line,
+        19,
+        "KB105",
+    )
+    assert diagnostic["message"].startswith('memory_capacity: "80 GB\\n" does not match')
