@@ -47,7 +47,7 @@ def discover(root: Path, folder: str, diagnostics: list[Diagnostic] | None = Non
     )
 
 
-def inside(path: Path, root: Path) -> bool:
+def _inside(path: Path, root: Path) -> bool:
     """Whether `path` lies in the repository once every link on the way to it is followed. A
     link as its last part is not followed here: reading judges where that one points."""
     parent, name = os.path.split(os.path.abspath(path))
@@ -60,7 +60,7 @@ def inside(path: Path, root: Path) -> bool:
 def _walk(root: Path, base: Path, devices: bool, diagnostics: list[Diagnostic]) -> list[Path]:
     if not base.is_dir():
         return []
-    if not inside(base, root) or (base.is_symlink() and not inside(base.resolve(), root)):
+    if not Path(os.path.realpath(base)).is_relative_to(os.path.realpath(root)):
         diagnostics.append(_refused(base, root, "is a link to a folder outside the repository"))
         return []
     found: list[Path] = []
@@ -262,7 +262,7 @@ def entry_paths(
     top = os.path.realpath(root)
     hardware = Path(top, HARDWARE)
     for path in paths:
-        if not inside(path, root):
+        if not _inside(path, root):
             diagnostics.append(_refused(path, root, "is outside the repository", _OUTSIDE_HINT))
         elif Path(os.path.realpath(path)).is_relative_to(hardware):
             continue
