@@ -122,7 +122,9 @@ def test_two_devices_with_one_id_are_reported_and_the_owner_kept(kb_root: Path) 
 def test_a_device_with_an_error_comes_first_and_entries_point_to_it_once(kb_root: Path) -> None:
     device = kb_root / "hardware" / "nvidia-h100-sxm.yaml"
     text = device.read_text(encoding="utf-8")
-    device.write_text(text.replace("bf16: 989.4 TFLOP/s", "bf16: 989.4 TFLOPS", 1), "utf-8")
+    device.write_text(
+        text.replace("bf16: {value: 989.4 TFLOP/s", "bf16: {value: 989.4 TFLOPS", 1), "utf-8"
+    )
     entry = kb_root / HERE / "minimal.yaml"
     entry.write_text(
         entry.read_text(encoding="utf-8")
@@ -151,7 +153,7 @@ def test_a_device_with_an_error_comes_first_and_entries_point_to_it_once(kb_root
     pointer = (
         "device 'nvidia-h100-sxm' is defined in hardware/nvidia-h100-sxm.yaml, which has errors"
     )
-    assert found[0][:4] == ("hardware/nvidia-h100-sxm.yaml", 11, 9, "KB301")
+    assert found[0][:4] == ("hardware/nvidia-h100-sxm.yaml", 12, 17, "KB301")
     assert found[1:] == [
         (f"{HERE}/minimal.yaml", 23, 18, "KB204", pointer),
         (f"{HERE}/other.yaml", 23, 18, "KB204", pointer),
