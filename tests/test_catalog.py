@@ -20,7 +20,7 @@ from bottleneck_kb.quantity import Dimension
 from bottleneck_kb.rules.catalog import DTYPE_ORDER, LOOKS_SPARSE
 from bottleneck_kb.source import load
 
-from .conftest import FIXTURES, REPOSITORY
+from .conftest import FIXTURES
 
 SOURCES = """\
 sources:
@@ -235,16 +235,18 @@ REQUIRED_DEVICES = {
 }
 
 
-def test_the_catalog_covers_the_required_devices_and_each_is_clean() -> None:
-    catalog = Catalog.load(REPOSITORY)
+def test_the_catalog_covers_the_required_devices_and_each_is_clean(repository: Path) -> None:
+    catalog = Catalog.load(repository)
     assert catalog.diagnostics == []
     assert set(catalog.devices) >= REQUIRED_DEVICES
-    result = check(REPOSITORY)
+    result = check(repository)
     assert [d for d in result.diagnostics if d.path.startswith("hardware/")] == []
 
 
-def test_every_derived_value_says_how_and_every_source_was_read_on_a_date() -> None:
-    for device in Catalog.load(REPOSITORY).devices.values():
+def test_every_derived_value_says_how_and_every_source_was_read_on_a_date(
+    repository: Path,
+) -> None:
+    for device in Catalog.load(repository).devices.values():
         for name, figure in device.figures.items():
             if figure.basis == "derived":
                 assert figure.note, f"{device.id} {name}"
