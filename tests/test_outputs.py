@@ -297,3 +297,12 @@ def test_a_final_line_break_the_regex_dialects_disagree_on_is_refused(kb_root: P
         "KB105",
     )
     assert diagnostic["message"].startswith('memory_capacity.value: "80 GB\\n" does not match')
+
+
+def test_one_line_escapes_what_would_break_or_reorder_a_line() -> None:
+    assert one_line("a\nb\r\x1b[31m\x85\u2028\u2029\u202e\u2066\u200b\tc") == (
+        "a\\nb\\r\\x1b[31m\\x85\\u2028\\u2029\\u202e\\u2066\\u200b\tc"
+    )
+    assert one_line("Plain text: 3.35 TB/s, µs, 2:4 sparsity") == (
+        "Plain text: 3.35 TB/s, µs, 2:4 sparsity"
+    )
