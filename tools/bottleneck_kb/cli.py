@@ -218,3 +218,36 @@ def rules() -> None:
     for code in sorted(REGISTRY):
         rule = REGISTRY[code]
         click.echo(f"{code}  {rule.name:<28} {rule.summary}")
+
+
+@main.command("fmt")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--check", "check_only", is_flag=True, help="Write nothing; list files that would change."
+)
+@click.option("--diff", is_flag=True, help="Write nothing; show the changes as a unified diff.")
+@_root_option
+def fmt(paths: tuple[Path, ...], check_only: bool, diff: bool, root: Path | None) -> None:
+    """Rewrite entries and devices (or PATHS) in the canonical form; comments are kept.
+
+    Exit status: 0 nothing to do (or all written), 1 a file would change (--check, --diff) or
+    was refused because it does not load, 2 usage error.
+    """
+    from .diagnostics import located_line, printable
+    from .fmt import format_paths, write_atomic
+
+    run = format_paths(_root(root), list(paths) or None)
+    for d in run.diagnostics:
+        click.echo(located_line(d), err=True)
+        if d.hint:
+            click.echo(printable(f"    hint: {d.hint}"), err=True)
+    for formatted in run.changed:
+        if diff:
+            click.echo(printable(formatted.diff()), nl=False)
+        elif check_only:
+            click.echo(f"would reformat {formatted.display}")
+        else:
+            write_atomic(formatted.path, formatted.after)
+            click.echo(f"reformatted {formatted.display}")
+    would_change = (check_only or diff) and run.changed
+    sys.exit(1 if run.diagnostics or would_change else 0)

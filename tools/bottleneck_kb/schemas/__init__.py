@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import posixpath
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from importlib import resources
@@ -46,6 +47,14 @@ def schema(kind: str) -> dict[str, Any]:
     text = resources.files(__package__).joinpath(f"{kind}.schema.json").read_text("utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
+
+
+def schema_comment(relative_path: str, kind: str) -> str:
+    """The first line every file of `kind` carries, at `relative_path` ('/'-separated, from the
+    knowledge base's root): editors (yaml-language-server) find the file's schema by it, in
+    the root's schema/ folder. `kb fmt` and `kb new` write it; `kb check` asks for it."""
+    target = posixpath.relpath(f"schema/{kind}.schema.json", posixpath.dirname(relative_path))
+    return f"# yaml-language-server: $schema={target}"
 
 
 @cache
