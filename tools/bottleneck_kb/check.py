@@ -44,10 +44,12 @@ class CheckResult:
         return len({d.path for d in self.diagnostics})
 
 
-def check_entry(entry: Entry, devices: dict[str, Device]) -> list[Diagnostic]:
-    """Every entry-scope rule on one typed entry."""
+def check_entry(
+    entry: Entry, devices: dict[str, Device], root: Path | None = None
+) -> list[Diagnostic]:
+    """Every entry-scope rule on one typed entry (of the knowledge base at `root`)."""
     formulas, problems = parse_formulas(entry)
-    context = Context(devices, formulas, tuple(problems))
+    context = Context(devices, formulas, tuple(problems), root)
     found: list[Diagnostic] = []
     for rule in rules_for(Scope.ENTRY):
         assert rule.check is not None
@@ -62,7 +64,7 @@ def _check_file(
         entry, problems = read_entry(path, root)
         if entry is None:
             return None, problems
-        return summarize(entry), problems + check_entry(entry, devices)
+        return summarize(entry), problems + check_entry(entry, devices, root)
 
     summary, found = guarded(read_and_check, path, root)
     return found, summary
@@ -111,7 +113,7 @@ def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = No
     catalog = Catalog.load(root)
     diagnostics = list(catalog.diagnostics)
     devices = catalog.devices
-    device_context = Context(devices)
+    device_context = Context(devices, root=root)
     for device in devices.values():
         for rule in rules_for(Scope.DEVICE):
             assert rule.check is not None

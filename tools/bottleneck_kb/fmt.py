@@ -155,16 +155,18 @@ def format_file(path: Path, root: Path) -> tuple[Formatted | None, list[Diagnost
     raw, problems = read_file(path, display, root)
     if raw is None:
         return None, problems
+    kind = kind_of(path, root)
     relative = Path(os.path.relpath(path.absolute(), root.absolute())).as_posix()
     try:
-        after = format_text(raw, display, kind_of(path, root), relative)
+        after = format_text(raw, display, kind, schemas.schema_line(root, relative, kind))
     except _Refused as refused:
         return None, [refused.diagnostic]
     return Formatted(path, display, raw.decode("utf-8"), after), []
 
 
-def format_text(raw: bytes, display: str, kind: str, relative: str) -> str:
-    """The canonical text of the file `raw` of `kind`, found at `relative` (from the root).
+def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) -> str:
+    """The canonical text of the file `raw` of `kind`, starting with `schema_line` (in place of
+    any first line naming a schema) unless that is None.
 
     Raises _Refused when the file does not load, or when its data would change.
     """
@@ -174,7 +176,7 @@ def format_text(raw: bytes, display: str, kind: str, relative: str) -> str:
     text = document.text.replace("\r\n", "\n").replace("\r", "\n")
     first, _, rest = text.partition("\n")
     skipped = 0
-    if first.startswith(SCHEMA_LINE_START):
+    if schema_line is not None and first.startswith(SCHEMA_LINE_START):
         text, skipped = rest, 1
     yaml_rt = _round_trip()
     try:
@@ -190,7 +192,7 @@ def format_text(raw: bytes, display: str, kind: str, relative: str) -> str:
     out = io.StringIO()
     yaml_rt.dump(tree, out)
     body = _TRAILING_SPACE.sub("", out.getvalue()).strip("\n")
-    result = f"{schemas.schema_comment(relative, kind)}\n{body}\n"
+    result = f"{body}\n" if schema_line is None else f"{schema_line}\n{body}\n"
     written, _ = load(result.encode("utf-8"), display)
     if written is None or not same_data(written.data, document.data):
         raise _Refused(

@@ -27,6 +27,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
@@ -87,13 +88,23 @@ def rules_for(scope: Scope) -> list[Rule]:
 
 @dataclass(frozen=True)
 class Context:
-    """What a check may consult besides its subject: the catalog, and (for entry checks) the
-    entry's formulas, parsed once for all the checks that need them."""
+    """What a check may consult besides its subject: the catalog, (for entry checks) the
+    entry's formulas, parsed once for all the checks that need them, and the knowledge base's
+    root folder when there is one."""
 
     devices: Mapping[str, Device]
     formulas: Formulas | None = None
     formula_problems: tuple[Diagnostic, ...] = ()
+    root: Path | None = None
 
 
 # Importing a rule module registers its rules.
-from . import cross_references, formulas, identity, reading, roofline  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    cross_references,
+    formulas,
+    identity,
+    placeholders,
+    reading,
+    roofline,
+    schema_line,
+)
