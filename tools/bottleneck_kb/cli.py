@@ -251,3 +251,35 @@ def fmt(paths: tuple[Path, ...], check_only: bool, diff: bool, root: Path | None
             click.echo(f"reformatted {formatted.display}")
     would_change = (check_only or diff) and run.changed
     sys.exit(1 if run.diagnostics or would_change else 0)
+
+
+@main.command("new")
+@click.argument("identifier", metavar="ID")
+@click.option("--hardware", "is_device", is_flag=True, help="Scaffold a device, not an entry.")
+@click.option("--class", "cls", default=None, help="The entry's class.")
+@click.option("--bound-by", default=None, help="What bounds the entry (memory, compute, ...).")
+@_root_option
+def new(
+    identifier: str, is_device: bool, cls: str | None, bound_by: str | None, root: Path | None
+) -> None:
+    """Write a skeleton entries/ID.yaml (or hardware/ID.yaml) to fill in.
+
+    Each field has a comment saying what it holds and a TODO placeholder that kb check reports
+    until it is replaced. An existing file is never overwritten.
+    """
+    from .kb import display_path
+    from .scaffold import ScaffoldError, new_file
+    from .schemas import ENTRY, HARDWARE
+
+    given = {k: v for k, v in (("class", cls), ("bound_by", bound_by)) if v is not None}
+    if is_device and given:
+        raise click.UsageError("--class and --bound-by are for entries, not --hardware")
+    base = _root(root)
+    try:
+        path = new_file(base, HARDWARE if is_device else ENTRY, identifier, given)
+    except ScaffoldError as exc:
+        click.echo(f"Error: {exc.message}", err=True)
+        if exc.hint:
+            click.echo(f"    hint: {exc.hint}", err=True)
+        sys.exit(1)
+    click.echo(f"wrote {display_path(path, base)}; replace each TODO, then run kb check")

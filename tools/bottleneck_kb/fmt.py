@@ -277,12 +277,12 @@ def _canonical(node: Any, schema: Any, root: dict[str, Any], indent: int) -> Any
     """`node` in canonical form (mappings reordered in place); `indent` is the column its
     content starts at when it is written as a block."""
     if isinstance(node, CommentedMap):
-        _order(node, list(dict.fromkeys(k for b in _branches(schema, root) for k in _keys(b))))
+        _order(node, property_names(schema, root))
         for key in list(node):
-            node[key] = _canonical(node[key], _child(schema, root, key), root, indent + 2)
+            node[key] = _canonical(node[key], child(schema, root, key), root, indent + 2)
         return node
     if isinstance(node, CommentedSeq):
-        items = _items(schema, root)
+        items = item_schema(schema, root)
         for index, item in enumerate(node):
             node[index] = _canonical(item, items, root, indent + 2)
         return node
@@ -307,8 +307,8 @@ def _order(mapping: CommentedMap, known: list[str]) -> None:
             mapping.move_to_end(key)
 
 
-def _branches(node: Any, root: dict[str, Any], depth: int = 0) -> Iterator[dict[str, Any]]:
-    """`node` and every subschema that may describe the same value: its `$ref`, and the
+def branches(node: Any, root: dict[str, Any], depth: int = 0) -> Iterator[dict[str, Any]]:
+    """The schema `node` and every subschema that may describe the same value: its `$ref`, and the
     options of allOf, anyOf and oneOf (a value may be a string or a mapping)."""
     if not isinstance(node, dict) or depth > _MAX_SCHEMA_DEPTH:
         return
@@ -317,33 +317,40 @@ def _branches(node: Any, root: dict[str, Any], depth: int = 0) -> Iterator[dict[
         target: Any = root
         for part in reference[2:].split("/"):
             target = target.get(part, {}) if isinstance(target, dict) else {}
-        yield from _branches(target, root, depth + 1)
+        yield from branches(target, root, depth + 1)
     yield node
     for word in ("allOf", "anyOf", "oneOf"):
         for option in node.get(word, ()):
-            yield from _branches(option, root, depth + 1)
+            yield from branches(option, root, depth + 1)
 
 
-def _keys(branch: dict[str, Any]) -> Iterator[str]:
-    properties = branch.get("properties")
-    return iter(properties) if isinstance(properties, dict) else iter(())
+def property_names(schema: Any, root: dict[str, Any]) -> list[str]:
+    """The keys `schema` knows, in the order its branches list them."""
+    names: dict[str, None] = {}
+    for branch in branches(schema, root):
+        properties = branch.get("properties")
+        if isinstance(properties, dict):
+            names.update(dict.fromkeys(properties))
+    return list(names)
 
 
-def _child(schema: Any, root: dict[str, Any], key: str) -> Any:
-    branches = list(_branches(schema, root))
-    for branch in branches:
+def child(schema: Any, root: dict[str, Any], key: str) -> Any:
+    """The schema of the value at `key` of a mapping that `schema` describes, or None."""
+    options = list(branches(schema, root))
+    for branch in options:
         properties = branch.get("properties")
         if isinstance(properties, dict) and key in properties:
             return properties[key]
-    for branch in branches:
+    for branch in options:
         if isinstance(branch.get("additionalProperties"), dict):
             return branch["additionalProperties"]
     return None
 
 
-def _items(schema: Any, root: dict[str, Any]) -> Any:
+def item_schema(schema: Any, root: dict[str, Any]) -> Any:
+    """The schema of the items of a list that `schema` describes, or None."""
     return next(
-        (b["items"] for b in _branches(schema, root) if isinstance(b.get("items"), dict)), None
+        (b["items"] for b in branches(schema, root) if isinstance(b.get("items"), dict)), None
     )
 
 
