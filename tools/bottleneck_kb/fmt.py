@@ -25,6 +25,7 @@ import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.emitter import Emitter
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.scalarfloat import ScalarFloat
 from ruamel.yaml.scalarstring import (
     DoubleQuotedScalarString,
     FoldedScalarString,
@@ -250,16 +252,38 @@ class _Emitter(Emitter):
 
 class _Representer(RoundTripRepresenter):
     """Numbers in the form YAML 1.1 and 1.2 read alike (what KB014 asks): `1e9` -> `1.0e+9`,
-    `007` and `0o17` -> decimal. Every number reaches the emitter through this method."""
+    `007` and `0o17` -> decimal. A float keeps the form it was written in (`1.0e+9`, `12.50`)
+    when that denotes the float's shortest decimal; ruamel re-renders floats from their value
+    and its form is not always that (`5e-324` -> `4.0e-324`), and then the shortest is written."""
+
+    def represent_float(self, data: Any) -> Any:
+        node = super().represent_float(data)
+        return self._exact(node, data)
+
+    def represent_scalar_float(self, data: Any) -> Any:
+        node = super().represent_scalar_float(data)
+        return self._exact(node, data)
+
+    def _exact(self, node: Any, data: Any) -> Any:
+        text = node.value
+        if not _YAML11_FLOAT.fullmatch(text):
+            text = portable_number(text)
+        shortest = repr(float(data))
+        if Decimal(text) != Decimal(shortest):
+            text = portable_number(shortest)
+        node.value = text
+        return node
 
     def represent_scalar(self, tag: Any, value: Any, style: Any = None, anchor: Any = None) -> Any:
-        if tag == _FLOAT_TAG and not _YAML11_FLOAT.fullmatch(value):
-            value = portable_number(value)
-        elif tag == _INT_TAG and _OCT.fullmatch(value):
+        if tag == _INT_TAG and _OCT.fullmatch(value):
             value = str(int(value[2:], 8))
         elif tag == _INT_TAG and _LEADING_ZERO.fullmatch(value):
             value = str(int(value))
         return super().represent_scalar(tag, value, style, anchor)
+
+
+_Representer.add_representer(float, _Representer.represent_float)
+_Representer.add_representer(ScalarFloat, _Representer.represent_scalar_float)
 
 
 def _round_trip() -> YAML:
