@@ -23,7 +23,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -67,7 +67,7 @@ _FLOAT_TAG = "tag:yaml.org,2002:float"
 _STR_TAG = "tag:yaml.org,2002:str"
 _TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 # PyYAML's resolver reads plain scalars as YAML 1.1 does (`yes`, `1_000`, `12:30`).
-_YAML11 = yaml.resolver.Resolver()
+_resolve_yaml11: Callable[[Any, str, tuple[bool, bool]], str] = yaml.resolver.Resolver().resolve
 _MAX_SCHEMA_DEPTH = 16
 
 
@@ -381,7 +381,7 @@ def item_schema(schema: Any, root: dict[str, Any]) -> Any:
 def plain_reads_back(text: str) -> bool:
     """True when `text` written plain would be read as this same string by our loader and by
     YAML 1.1 readers. (Whether YAML's syntax allows it plain is the emitter's business.)"""
-    if _YAML11.resolve(yaml.ScalarNode, text, (True, False)) != _STR_TAG:
+    if _resolve_yaml11(yaml.ScalarNode, text, (True, False)) != _STR_TAG:
         return False
     if text[:1].isalpha():  # the loader reads these as text unless YAML 1.1 reserves them
         return True
