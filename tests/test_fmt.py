@@ -134,6 +134,66 @@ def test_key_order_is_read_from_the_schema_whatever_its_shape(
     )
 
 
+REORDERED = """\
+# top of file
+title: t
+# before id
+id: x/a
+scales_with:
+- symbol: k   # the symbol
+  # before name
+  name: k_x
+  range: [1, 2]  # eol range
+
+  # before unit
+  unit: u  # eol unit
+
+# before workarounds
+workarounds: []
+arithmetic_intensity:
+  bytes: 2 * k
+  flops: 2 * k  # eol flops
+  # before summary
+  summary: >-
+    x
+# before notes
+notes: n
+# at the end
+"""
+
+
+def test_comments_stay_before_the_key_they_were_written_before() -> None:
+    """Except before the first key of a list item, where they would split `- ` from the key:
+    they follow that key."""
+    assert formatted(REORDERED) == (
+        f"{ENTRY_LINE}\n"
+        "# top of file\n"
+        "# before id\n"
+        "id: x/a\n"
+        "title: t\n"
+        "arithmetic_intensity:\n"
+        "  # before summary\n"
+        "  summary: >-\n"
+        "    x\n"
+        "  flops: 2 * k  # eol flops\n"
+        "  bytes: 2 * k\n"
+        "scales_with:\n"
+        "  - name: k_x\n"
+        "    # before name\n"
+        "    symbol: k # the symbol\n"
+        "\n"
+        "    # before unit\n"
+        "    unit: u # eol unit\n"
+        "    range: [1, 2] # eol range\n"
+        "\n"
+        "# before workarounds\n"
+        "workarounds: []\n"
+        "# before notes\n"
+        "notes: n\n"
+        "# at the end\n"
+    )
+
+
 def test_keys_the_schema_does_not_know_follow_the_known_ones_in_written_order() -> None:
     text = "zeta: 1\nid: x/a\nalpha: 2\ntitle: t\n"
     assert formatted(text) == f"{ENTRY_LINE}\nid: x/a\ntitle: t\nzeta: 1\nalpha: 2\n"
@@ -196,7 +256,9 @@ words = st.text(
     min_size=1,
     max_size=12,
 )
-prose = st.lists(words, min_size=1, max_size=40).map(" ".join)
+# Punctuation that YAML gives meaning to, so that quoting is exercised.
+marks = st.text(st.sampled_from(list(":#'\"-?[]{},&*!|>%@`~=<. ")), min_size=1, max_size=4)
+prose = st.lists(st.one_of(words, words, marks), min_size=1, max_size=40).map(" ".join)
 numbers = st.one_of(
     st.integers(-(10**12), 10**12),
     st.floats(allow_nan=False, allow_infinity=False, width=64, min_value=-1e300, max_value=1e300),
@@ -257,10 +319,16 @@ def test_generated_entries_keep_their_data_and_comments_and_format_idempotently(
     once = formatted(text)
     assert same_data(data_of(once), before.data)
     assert formatted(once) == once
-    for line in text.splitlines():
+    lines = once.splitlines()
+    written = text.splitlines()
+    for index, line in enumerate(written):
         if line.startswith("# comment"):
-            assert line in once.splitlines()
-    assert all(line == line.rstrip() for line in once.splitlines())
+            # A comment stays right before the key it was written before (the file's first
+            # comment stays at the top of the file).
+            following = lines[lines.index(line) + 1]
+            key = written[index + 1].split(":")[0]
+            assert index == 0 or following.startswith(f"{key}:"), (line, once)
+    assert all(line == line.rstrip() for line in lines)
 
 
 def test_kb_fmt_writes_the_canonical_form_and_keeps_the_mode(kb: Path) -> None:

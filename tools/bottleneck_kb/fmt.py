@@ -33,7 +33,7 @@ import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.emitter import Emitter
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import CommentMark, MarkedYAMLError, YAMLError
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarfloat import ScalarFloat
 from ruamel.yaml.scalarstring import (
@@ -41,6 +41,7 @@ from ruamel.yaml.scalarstring import (
     FoldedScalarString,
     LiteralScalarString,
 )
+from ruamel.yaml.tokens import CommentToken
 
 from . import schemas
 from .diagnostics import INTERNAL, Diagnostic, error
@@ -66,6 +67,8 @@ _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 _STR_TAG = "tag:yaml.org,2002:str"
 _TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+_BLOCK_SCALARS = (FoldedScalarString, LiteralScalarString)
+_COMMENT_INDENT = re.compile(r"^[ \t]*#", re.MULTILINE)
 # PyYAML's resolver reads plain scalars as YAML 1.1 does (`yes`, `1_000`, `12:30`).
 _resolve_yaml11: Callable[[Any, str, tuple[bool, bool]], str] = yaml.resolver.Resolver().resolve
 _MAX_SCHEMA_DEPTH = 16
@@ -297,18 +300,20 @@ def _round_trip() -> YAML:
     return yaml_rt
 
 
-def _canonical(node: Any, schema: Any, root: dict[str, Any], indent: int) -> Any:
+def _canonical(
+    node: Any, schema: Any, root: dict[str, Any], indent: int, item: bool = False
+) -> Any:
     """`node` in canonical form (mappings reordered in place); `indent` is the column its
-    content starts at when it is written as a block."""
+    content starts at when it is written as a block, and `item` says it is a list's item."""
     if isinstance(node, CommentedMap):
-        _order(node, property_names(schema, root))
+        _order(node, property_names(schema, root), indent, item)
         for key in list(node):
             node[key] = _canonical(node[key], child(schema, root, key), root, indent + 2)
         return node
     if isinstance(node, CommentedSeq):
         items = item_schema(schema, root)
-        for index, item in enumerate(node):
-            node[index] = _canonical(item, items, root, indent + 2)
+        for index, value in enumerate(node):
+            node[index] = _canonical(value, items, root, indent + 2, item=True)
         return node
     if isinstance(node, FoldedScalarString):
         folded = FoldedScalarString(str(node))
@@ -322,13 +327,86 @@ def _canonical(node: Any, schema: Any, root: dict[str, Any], indent: int) -> Any
     return node
 
 
-def _order(mapping: CommentedMap, known: list[str]) -> None:
-    """Keys the schema knows in its order, then any others as they were written."""
+def _order(mapping: CommentedMap, known: list[str], indent: int, item: bool) -> None:
+    """Keys the schema knows in its order, then any others as they were written; the keys
+    stand at column `indent`, the first after `- ` when the mapping is a list `item`.
+
+    ruamel gives the blank lines and comments between two keys to the last value written
+    before them (or to the end of a list that holds it); they are moved so that they stay
+    before the key they preceded, indented as it is, and those after the last value stay at
+    the end of the mapping.
+    """
     present = list(mapping)
     wanted = [k for k in known if k in mapping] + [k for k in present if k not in known]
-    if wanted != present:
-        for key in wanted:
-            mapping.move_to_end(key)
+    if wanted == present:
+        return
+    following = {key: _take_following(mapping, key) for key in present}
+    before = {
+        key: _COMMENT_INDENT.sub(" " * indent + "#", following[previous])
+        for previous, key in itertools.pairwise(present)
+    }
+    for key in wanted:
+        mapping.move_to_end(key)
+    for previous, key in itertools.pairwise(wanted):
+        _add_following(mapping, previous, before.get(key, ""))
+    first = before.get(wanted[0], "")
+    if first and not item:  # ruamel writes these lines before the key
+        moved = CommentToken(first, CommentMark(0), None)
+        mapping.ca.items.setdefault(wanted[0], [None] * 4)[1] = [moved]
+    else:  # between `- ` and the key they would break the item: after it, then
+        _add_following(mapping, wanted[0], first)
+    _add_following(mapping, wanted[-1], following[present[-1]])
+
+
+def _end_of(mapping: CommentedMap, key: str) -> tuple[Any, Any, list[Any]]:
+    """(collection, key or index) of the last value written under `key`, which ruamel gives
+    the comments that follow: a scalar, or a collection written in flow style (`[1, 2]`); and
+    the block collections on the way there, whose end may hold such comments too."""
+    holder: Any = mapping
+    at: Any = key
+    path: list[Any] = []
+    while True:
+        value = holder[at]
+        if not isinstance(value, (CommentedMap, CommentedSeq)) or not value:
+            return holder, at, path
+        if value.fa.flow_style():
+            return holder, at, path
+        path.append(value)
+        at = list(value)[-1] if isinstance(value, CommentedMap) else len(value) - 1
+        holder = value
+
+
+def _take_following(mapping: CommentedMap, key: str) -> str:
+    """Remove and return the lines after the value of `key`, leaving a comment on the value's
+    own line in place."""
+    holder, last, path = _end_of(mapping, key)
+    lines = ""
+    token = holder.ca.items.get(last, [None] * 4)[2]
+    if token is not None:
+        # A block scalar (>-, |) ends its own line, so its token holds only following lines.
+        ends_line = isinstance(holder[last], _BLOCK_SCALARS)
+        own, _, lines = ("", "", token.value) if ends_line else token.value.partition("\n")
+        if own:
+            token.value = own + "\n"
+        else:
+            holder.ca.items[last][2] = None
+    for collection in path:
+        if collection.ca.end:
+            lines += "".join(t.value for t in collection.ca.end)
+            collection.ca.end = []
+    return lines
+
+
+def _add_following(mapping: CommentedMap, key: str, lines: str) -> None:
+    if not lines:
+        return
+    holder, last, _ = _end_of(mapping, key)
+    slot = holder.ca.items.setdefault(last, [None] * 4)
+    if slot[2] is None:
+        ends_line = isinstance(holder[last], _BLOCK_SCALARS)
+        slot[2] = CommentToken(lines if ends_line else "\n" + lines, CommentMark(0), None)
+    else:
+        slot[2].value += lines
 
 
 def branches(node: Any, root: dict[str, Any], depth: int = 0) -> Iterator[dict[str, Any]]:
