@@ -7,10 +7,11 @@ would be read as something else (by this loader or by YAML 1.1 readers), numbers
 YAML 1.1 and 1.2 read alike, and the `# yaml-language-server: $schema=...` line first.
 
 Comments survive because the file is re-written by ruamel.yaml's round-trip mode. ruamel is
-about 40 times slower than libyaml, so it is imported here only and never on `kb check`'s
-path. The data the loader reads is never changed: every result is read back with the loader
-and compared with the file as it was, and a file whose data would change is refused, not
-written. A file that does not load is refused too; writes are atomic.
+pure Python and many times slower than libyaml (benchmarks/bench_fmt.py), so it is imported
+here only and never on `kb check`'s path. The data the loader reads is never changed: every
+result is read back with the loader and compared with the file as it was, and a file whose
+data would change is refused, not written. A file that does not load is refused too; writes
+are atomic.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from ruamel.yaml.tokens import CommentToken
 
 from . import schemas
 from .diagnostics import INTERNAL, Diagnostic, error
-from .kb import ENTRIES, HARDWARE, SUFFIX, discover, display_path
+from .kb import ENTRIES, HARDWARE, SUFFIX, discover, display_path, guarded
 from .source import (
     _LEADING_ZERO,
     _OCT,
@@ -121,7 +122,7 @@ def format_paths(root: Path, paths: Sequence[Path] | None = None) -> FormatRun:
     (folders expanded). Nothing is written."""
     run = FormatRun()
     for path in _files(root, paths, run.diagnostics):
-        formatted, problems = format_file(path, root)
+        formatted, problems = guarded(format_file, path, root)
         run.diagnostics.extend(problems)
         if formatted is not None:
             run.formatted.append(formatted)

@@ -124,7 +124,7 @@ def _placeholder(node: Any, root: dict[str, Any]) -> str:
 
 def _comment(node: Any, root: dict[str, Any], width: int) -> list[str]:
     """The field's title and description, and its allowed values, wrapped to `width`."""
-    parts = [b for b in branches(node, root)]
+    parts = list(branches(node, root))
     title = next((b["title"] for b in parts if "title" in b), None)
     description = next((b["description"] for b in parts if "description" in b), None)
     allowed = [str(b["const"]) for b in parts if "const" in b]
@@ -146,7 +146,9 @@ def _create(path: Path, text: str) -> None:
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temporary, 0o644)
+        umask = os.umask(0)  # mkstemp makes the file private; a new file gets the usual mode
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
         try:
             os.link(temporary, path)
         except FileExistsError:
