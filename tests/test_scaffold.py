@@ -3,6 +3,7 @@ newcomer's path from scaffold to a clean check, in a temporary copy of the repos
 
 from __future__ import annotations
 
+import copy
 import shutil
 from pathlib import Path
 
@@ -193,3 +194,33 @@ def test_class_is_not_an_option_for_devices(repository: Path) -> None:
 
     assert result.exit_code == 2
     assert "--class and --bound-by are for entries, not --hardware" in result.output
+
+
+def test_the_skeleton_follows_the_schema_whatever_its_shape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A device figure that may be a mapping (value and source) is scaffolded as one: nothing
+    in kb new names a field."""
+    schema = copy.deepcopy(schemas.schema(schemas.HARDWARE))
+    schema["properties"]["memory_bandwidth"] = {
+        "title": "Memory bandwidth",
+        "oneOf": [
+            {"type": "string"},
+            {
+                "type": "object",
+                "required": ["value", "source"],
+                "properties": {
+                    "value": {"title": "Value", "type": "string"},
+                    "source": {"title": "Source", "type": "string"},
+                    "note": {"type": "string"},
+                },
+            },
+        ],
+    }
+    monkeypatch.setattr(schemas, "schema", lambda kind: schema)
+
+    text = skeleton(schemas.HARDWARE, {"id": "acme-x1"}, None)
+
+    assert "\n# Memory bandwidth\nmemory_bandwidth:\n  # Value\n  value: TODO\n" in text
+    assert "\n  # Source\n  source: TODO\n" in text
+    assert "note" not in text
