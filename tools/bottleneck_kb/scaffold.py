@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import schemas
+from .errors import KBError
 from .fmt import WIDTH, branches, child, format_text, item_schema, property_names
 from .kb import ENTRIES, HARDWARE, SUFFIX, display_path
 from .rules.placeholders import PLACEHOLDER
@@ -25,13 +26,8 @@ from .rules.placeholders import PLACEHOLDER
 FOLDERS = {schemas.ENTRY: ENTRIES, schemas.HARDWARE: HARDWARE}
 
 
-class ScaffoldError(Exception):
-    """What is wrong with what `kb new` was asked for, and what is allowed."""
-
-    def __init__(self, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
+class ScaffoldError(KBError):
+    """What is wrong with what `kb new` was asked for, and what is allowed (exit status 1)."""
 
 
 def choices(kind: str, key: str) -> list[str]:

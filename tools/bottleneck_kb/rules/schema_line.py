@@ -2,7 +2,8 @@
 
 Only asked for where the knowledge base publishes its schemas in schema/ (as this repository
 does): elsewhere no relative path leads to one. Reading the line costs nothing, since the loader
-keeps the file's text."""
+keeps the file's text.
+"""
 
 from __future__ import annotations
 
@@ -38,21 +39,61 @@ def _report(code: str, document: Document, kind: str, context: Context) -> Itera
         )
 
 
-@rule(ENTRY_SCHEMA_LINE, "entry-schema-line", Scope.ENTRY)
+@rule(ENTRY_SCHEMA_LINE, "entry-schema-line", Scope.ENTRY, Severity.WARNING)
 def entry_schema_line(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """An entry's first line names its schema, for editors' completion and hover help.
 
-    Fails: an entry that starts with `id: flops/speculative-draft`
-    Passes: `# yaml-language-server: $schema=../../schema/entry.schema.json` on line 1
+    ## What it checks
+    In a knowledge base that publishes its schemas in `schema/` (as this repository does),
+    that an entry's first line is exactly
+    `# yaml-language-server: $schema=../../schema/entry.schema.json`, the path from the
+    entry's folder to the entry schema.
+    ## Why it matters
+    Editors with the YAML language server (the VS Code YAML extension and others) read the
+    line to complete keys and values, explain each field on hover and underline mistakes as
+    the entry is typed.
+    ## How to fix
+    Run `kb fmt` on the file: it writes the line. `kb new` starts every entry with it.
+    ## Fails
+    ```yaml
+    # file: schema/entry.schema.json
+    ---
+    # file: entries/fixtures/minimal.yaml
+    title: A minimal valid entry
+    ```
+    ## Passes
+    ```yaml
+    title: A minimal valid entry
+    ```
+    (No `schema/` folder: no line is asked for.)
     """
     return _report(ENTRY_SCHEMA_LINE, entry.source, ENTRY, context)
 
 
-@rule(DEVICE_SCHEMA_LINE, "device-schema-line", Scope.DEVICE)
+@rule(DEVICE_SCHEMA_LINE, "device-schema-line", Scope.DEVICE, Severity.WARNING)
 def device_schema_line(device: Device, context: Context) -> Iterable[Diagnostic]:
     """A device's first line names its schema, for editors' completion and hover help.
 
-    Fails: a device that starts with `id: nvidia-h100-sxm`
-    Passes: `# yaml-language-server: $schema=../schema/hardware.schema.json` on line 1
+    ## What it checks
+    In a knowledge base that publishes its schemas in `schema/`, that a device's first line
+    is exactly `# yaml-language-server: $schema=../schema/hardware.schema.json`.
+    ## Why it matters
+    Editors read the line to complete and explain a device's figures and their sources as
+    they are typed.
+    ## How to fix
+    Run `kb fmt` on the file: it writes the line. `kb new --hardware` starts every device
+    with it.
+    ## Fails
+    ```yaml
+    # file: schema/hardware.schema.json
+    ---
+    # file: hardware/fixture-device.yaml
+    name: Fixture device
+    ```
+    ## Passes
+    ```yaml
+    name: Fixture device
+    ```
+    (No `schema/` folder: no line is asked for.)
     """
     return _report(DEVICE_SCHEMA_LINE, device.source, HARDWARE, context)
