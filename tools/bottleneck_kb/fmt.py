@@ -411,17 +411,18 @@ def _add_following(mapping: CommentedMap, key: str, lines: str) -> None:
 
 
 def branches(node: Any, root: dict[str, Any], depth: int = 0) -> Iterator[dict[str, Any]]:
-    """The schema `node` and every subschema that may describe the same value: its `$ref`, and the
-    options of allOf, anyOf and oneOf (a value may be a string or a mapping)."""
+    """The schema `node` and every subschema that may describe the same value: its `$ref`, and
+    the options of allOf, anyOf and oneOf (a value may be a string or a mapping). The node
+    comes first: its own title and description say more than those of the shape it refers to."""
     if not isinstance(node, dict) or depth > _MAX_SCHEMA_DEPTH:
         return
+    yield node
     reference = node.get("$ref")
     if isinstance(reference, str) and reference.startswith("#/"):
         target: Any = root
         for part in reference[2:].split("/"):
             target = target.get(part, {}) if isinstance(target, dict) else {}
         yield from branches(target, root, depth + 1)
-    yield node
     for word in ("allOf", "anyOf", "oneOf"):
         for option in node.get(word, ()):
             yield from branches(option, root, depth + 1)
