@@ -17,7 +17,7 @@ from .diagnostics import Diagnostic, sorted_diagnostics
 from .kb import ENTRIES, Catalog, discover, entry_ids, entry_paths, guarded, read_entry
 from .model import Device, Entry
 from .results import CheckResult
-from .roofline import parse_formulas
+from .roofline import parse_formulas, runnable
 from .rules import Context, Scope, rules_for
 from .rules.identity import Summary, summarize
 
@@ -38,7 +38,8 @@ def check_entry(
     """Every entry-scope rule (or the selected ones) on one typed entry (of the knowledge
     base at `root`)."""
     formulas, problems = parse_formulas(entry)
-    context = Context(devices, formulas, tuple(problems), root=root)
+    able = () if formulas is None else tuple(runnable(entry, formulas, devices.values()))
+    context = Context(devices, formulas, tuple(problems), able, root=root)
     found: list[Diagnostic] = []
     for rule in rules_for(Scope.ENTRY, select):
         found.extend(rule.run(entry, context))
