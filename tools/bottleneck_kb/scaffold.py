@@ -33,8 +33,13 @@ class ScaffoldError(KBError):
 def choices(kind: str, key: str) -> list[str]:
     """The allowed values of the top-level `key` of `kind`, read from the schema."""
     schema = schemas.schema(kind)
+    return _allowed(child(schema, schema, key), schema)
+
+
+def _allowed(node: Any, root: dict[str, Any]) -> list[str]:
+    """The values of a vocabulary: the consts of its options, or its enum."""
     found: list[str] = []
-    for branch in branches(child(schema, schema, key), schema):
+    for branch in branches(node, root):
         if "const" in branch:
             found.append(str(branch["const"]))
         found.extend(str(value) for value in branch.get("enum", ()))
@@ -123,8 +128,7 @@ def _comment(node: Any, root: dict[str, Any], width: int) -> list[str]:
     parts = list(branches(node, root))
     title = next((b["title"] for b in parts if "title" in b), None)
     description = next((b["description"] for b in parts if "description" in b), None)
-    allowed = [str(b["const"]) for b in parts if "const" in b]
-    allowed += [str(v) for b in parts for v in b.get("enum", ())]
+    allowed = _allowed(node, root)
     text = ": ".join(part for part in (title, description) if part)
     if allowed:
         text += f" One of: {', '.join(allowed)}."
