@@ -206,16 +206,21 @@ def unproven(entry: Entry, formulas: Formulas, devices: Sequence[Device]) -> Unp
     be, with a concrete failure when one was found."""
     settings: list[int | None] = [None]
     settings += [i for i, w in enumerate(entry.workarounds) if w.model is not None]
-    # FLOPs and bytes alone do not depend on the device: one proof serves every device.
-    places: list[tuple[Device | None, dict[str, Bounds]]] = [(None, {})]
-    if formulas.device_dependent:
-        places = [(d, figure_point(entry, d)) for d in devices]
     for index in settings:
         model = entry.workarounds[index].model if index is not None else None
         symbols = symbol_box(entry, model.overrides if model is not None else None)
         names = [s.symbol for s in entry.scales_with if s.symbol in symbols]
         obligations = _obligations(entry, formulas, index)
-        for device, figures in places:
+        # What reads no device figure is proven once for every device; what does, on each
+        # device's own figures (derived values that feed those come along).
+        per_device = _reading_figures(obligations)
+        places: list[tuple[Device | None, dict[str, Bounds], list[Obligation]]] = [
+            (None, {}, [o for o in obligations if o not in per_device])
+        ]
+        if per_device:
+            dependent = [o for o in obligations if o in per_device or o.must_be == "finite"]
+            places += [(d, figure_point(entry, d), dependent) for d in devices]
+        for device, figures, obligations in places:
             whole = {**figures, **symbols}
             found = _prove(obligations, whole, names)
             if found is not None:
@@ -224,6 +229,19 @@ def unproven(entry: Entry, formulas: Formulas, devices: Sequence[Device]) -> Unp
                 failure = _counterexample(entry, formulas, index, [whole, found.box], tried)
                 return Unproven(found.obligation, found.box, failure)
     return None
+
+
+def _reading_figures(obligations: Sequence[Obligation]) -> list[Obligation]:
+    """The obligations whose formulas read a device figure, directly or through a derived
+    value that does."""
+    reading: list[Obligation] = []
+    names = set(device_figures())
+    for obligation in obligations:
+        if obligation.parsed.symbols & names:
+            reading.append(obligation)
+            if obligation.must_be == "finite":  # a derived value others may read
+                names.add(obligation.name)
+    return reading
 
 
 def describe_box(box: Box, names: Sequence[str]) -> str:
