@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Severity, sorted_diagnostics
 from .evaluate import parse_formulas
-from .kb import Catalog, entry_paths, guarded, read_entry
+from .kb import (
+    ENTRIES,
+    HARDWARE,
+    SUFFIX,
+    Catalog,
+    display_path,
+    entries_naming,
+    entry_paths,
+    guarded,
+    read_entry,
+)
 from .model import Device, Entry
 from .rules import Context, Scope, rules_for
 from .rules.identity import Summary, summarize
@@ -105,10 +115,56 @@ def _jobs(requested: int | None, count: int) -> int:
     return min(cores or 1, 8)
 
 
-def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = None) -> CheckResult:
-    """Check the knowledge base at `root` (or only `paths`, against the whole catalog)."""
-    global _WORKER_STATE
-    catalog = Catalog.load(root)
+@dataclass(frozen=True)
+class Selection:
+    """What a check of some paths covers: the entry files to check, and the files whose
+    diagnostics are reported (None: every file)."""
+
+    entries: list[Path]
+    shown: set[str] | None
+
+
+def select(
+    root: Path, paths: Sequence[Path], catalog_root: Path, catalog: Catalog
+) -> tuple[Selection, list[Diagnostic]]:
+    """The given paths and every entry that depends on what they define: an edited, added or
+    deleted device re-checks the entries that name it. Problems with the paths themselves (a
+    named file that does not exist) are returned beside the selection."""
+    problems: list[Diagnostic] = []
+    hardware = (catalog_root / HARDWARE).absolute()
+    device_files = [p for p in paths if p.absolute().is_relative_to(hardware)]
+    shown = {display_path(p, catalog_root) for p in device_files}
+    defined = {p.stem for p in device_files}
+    defined |= {d.id for d in catalog.devices.values() if d.path in shown}
+    files = entry_paths(root, paths, problems)
+    if defined:
+        files += _new(root, entries_naming(root, defined), files)
+    shown |= {display_path(p, root) for p in files}
+    shown |= {d.path for d in problems}
+    return Selection(files, shown), problems
+
+
+def _new(root: Path, candidates: Iterable[Path], known: Iterable[Path]) -> list[Path]:
+    """The candidates that are not already known, however either was spelled."""
+    seen = {display_path(p, root) for p in known}
+    return [p for p in candidates if display_path(p, root) not in seen]
+
+
+def check(
+    root: Path,
+    paths: Sequence[Path] | None = None,
+    jobs: int | None = None,
+    catalog_root: Path | None = None,
+) -> CheckResult:
+    """Check the knowledge base at `root`, or only `paths` and the entries that depend on them.
+
+    A check of paths reports what a full run reports on the selected files, provided the
+    files left out pass on their own (as on a clean main branch): an id is compared only with
+    the ids of the selected files and of the file that each selected id names. Devices come
+    from the hardware/ of `catalog_root` (another repository's catalog), by default `root`'s.
+    """
+    catalog_root = root if catalog_root is None else catalog_root
+    catalog = Catalog.load(catalog_root)
     diagnostics = list(catalog.diagnostics)
     devices = catalog.devices
     device_context = Context(devices)
@@ -117,25 +173,25 @@ def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = No
             assert rule.check is not None
             diagnostics.extend(rule.check(device, device_context))
 
-    files = entry_paths(root, paths, diagnostics)
-    workers = _jobs(jobs, len(files))
-    _WORKER_STATE = (root, devices)
-    try:
-        if workers == 1:
-            results = [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]
-        else:
-            import multiprocessing
-
-            # What the workers inherit is never garbage: frozen, their collections skip it.
-            gc.freeze()
-            try:
-                with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    chunks = _chunks(files, workers)
-                    results = [r for part in pool.imap(_check_chunk, chunks) for r in part]
-            finally:
-                gc.unfreeze()
-    finally:
-        _WORKER_STATE = None
+    if paths is None:
+        selection = Selection(entry_paths(root, None, diagnostics), None)
+    else:
+        selection, problems = select(root, paths, catalog_root, catalog)
+        diagnostics += problems
+    results = _check_files(root, devices, selection.entries, jobs)
+    files = list(selection.entries)
+    if selection.shown is not None:
+        # An id that is not its file's path claims another file's id: check that file too
+        # (for files a full run reads; one outside entries/ is told to move first).
+        claimed = [
+            root / ENTRIES / f"{s.id}{SUFFIX}"
+            for _, s in results
+            if s is not None and s.path.startswith(f"{ENTRIES}/")
+        ]
+        extra = [p for p in _new(root, dict.fromkeys(claimed), files) if p.is_file()]
+        results += _check_files(root, devices, extra, jobs)
+        files += extra
+        selection.shown.update(display_path(p, root) for p in extra)
 
     summaries = []
     for found, summary in results:
@@ -145,4 +201,29 @@ def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = No
     for rule in rules_for(Scope.KNOWLEDGE_BASE):
         assert rule.check is not None
         diagnostics.extend(rule.check(summaries, device_context))
+    if selection.shown is not None:
+        diagnostics = [d for d in diagnostics if d.path in selection.shown]
     return CheckResult(sorted_diagnostics(diagnostics), len(files), len(devices))
+
+
+def _check_files(
+    root: Path, devices: dict[str, Device], files: list[Path], jobs: int | None
+) -> list[tuple[list[Diagnostic], Summary | None]]:
+    global _WORKER_STATE
+    workers = _jobs(jobs, len(files))
+    _WORKER_STATE = (root, devices)
+    try:
+        if workers == 1:
+            return [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]
+        import multiprocessing
+
+        # What the workers inherit is never garbage: frozen, their collections skip it.
+        gc.freeze()
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                chunks = _chunks(files, workers)
+                return [r for part in pool.imap(_check_chunk, chunks) for r in part]
+        finally:
+            gc.unfreeze()
+    finally:
+        _WORKER_STATE = None

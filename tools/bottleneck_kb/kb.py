@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+import subprocess
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -166,3 +167,81 @@ def entry_paths(
                 error(NOT_A_FILE, display_path(path, root), 1, 1, "no such file or directory")
             )
     return list(dict.fromkeys(chosen))
+
+
+def names_device(entry: Entry, device_ids: Collection[str]) -> bool:
+    """True when `entry` names one of `device_ids` (in values_for or a check's devices): its
+    diagnostics can change when those devices do."""
+    named = [n for p in entry.hardware_parameters for n in p.values_for]
+    named += [n for c in entry.checks for n in c.devices]
+    return any(name in device_ids for name in named)
+
+
+def entries_naming(root: Path, device_ids: Collection[str]) -> list[Path]:
+    """The entry files below root that name one of `device_ids`.
+
+    Only files whose bytes hold an id, or a backslash (a double-quoted YAML string may spell
+    an id with escapes), can name one, so only those are parsed.
+    """
+    wanted = [name.encode() for name in device_ids]
+    found = []
+    for path in discover(root, ENTRIES):
+        raw, _ = read_file(path, display_path(path, root), root)
+        if raw is None or not (b"\\" in raw or any(name in raw for name in wanted)):
+            continue
+        entry, _ = guarded(read_entry, path, root)
+        if entry is not None and names_device(entry, device_ids):
+            found.append(path)
+    return found
+
+
+class ChangedFilesError(Exception):
+    """The files changed since a git ref cannot be listed (no repository, no such ref)."""
+
+
+#: Seconds any one git command may take before listing changed files is given up.
+GIT_TIMEOUT = 60
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ChangedFilesError(f"cannot run git in {root}: {exc}") from None
+    if done.returncode != 0:
+        raise ChangedFilesError(f"git {args[0]} failed in {root}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def changed_paths(root: Path, ref: str) -> list[Path]:
+    """The entry and device files of `root` changed since `ref`: what a pull request touches.
+
+    Changes are counted from the merge base of `ref` and HEAD to the working tree, untracked
+    files included. Deleted entries are left out (nothing to check); deleted devices stay in,
+    because the entries that named them must be checked again.
+    """
+    try:
+        commit = _git(root, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}")
+    except ChangedFilesError:
+        raise ChangedFilesError(
+            f"'{ref}' is not a commit of the git repository at {root}"
+        ) from None
+    base = _git(root, "merge-base", commit.strip(), "HEAD").strip()
+    tracked = _git(root, "diff", "--name-only", "--no-renames", "--relative", "-z", base, "--")
+    untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
+    paths = []
+    for name in dict.fromkeys((tracked + untracked).split("\0")):
+        folder = name.split("/", 1)[0]
+        if folder not in (ENTRIES, HARDWARE) or not name.endswith(SUFFIX):
+            continue
+        path = root / name
+        if folder == HARDWARE or path.exists() or path.is_symlink():
+            paths.append(path)
+    return paths
