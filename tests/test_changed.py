@@ -45,6 +45,8 @@ def naming(root: Path, device: str) -> set[str]:
     found = set()
     for path in (root / "entries").rglob("*.yaml"):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "id" not in data:
+            continue  # not an entry: what it names is no name of a device
         named = [n for p in data.get("hardware_parameters", []) for n in p["values_for"]]
         named += [n for c in data.get("checks", []) for n in c["devices"]]
         if device in named:
@@ -112,6 +114,25 @@ def test_a_device_edit_reports_every_entry_that_names_it(base: Path) -> None:
     result = check(base, [base / H100])
     assert {d.path for d in result.diagnostics} == naming(base, "nvidia-h100-sxm")
     assert "KB206" in {d.code for d in result.diagnostics}
+
+
+def test_a_device_edit_survives_entries_of_any_shape(base: Path) -> None:
+    odd = base / "entries" / "odd"
+    odd.mkdir()
+    shapes = [
+        "values_for: [{nvidia-h100-sxm: 1}]",
+        "hardware_parameters: nvidia-h100-sxm",
+        "checks: [nvidia-h100-sxm, {devices: {nvidia-h100-sxm: 1}}]",
+        "- nvidia-h100-sxm",
+        "hardware_parameters: [{values_for: [[nvidia-h100-sxm]]}]",
+    ]
+    for index, text in enumerate(shapes):
+        (odd / f"shape-{index}.yaml").write_text(text + "\n", encoding="utf-8")
+    change_bandwidth(base)
+
+    result = check(base, [base / H100])
+
+    assert result.diagnostics == full_run_on(base, {H100} | naming(base, "nvidia-h100-sxm"))
 
 
 def test_an_id_claimed_from_another_file_is_checked_against_it(base: Path) -> None:

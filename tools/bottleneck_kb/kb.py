@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -169,28 +169,36 @@ def entry_paths(
     return list(dict.fromkeys(chosen))
 
 
-def names_device(entry: Entry, device_ids: Collection[str]) -> bool:
-    """True when `entry` names one of `device_ids` (in values_for or a check's devices): its
-    diagnostics can change when those devices do."""
-    named = [n for p in entry.hardware_parameters for n in p.values_for]
-    named += [n for c in entry.checks for n in c.devices]
-    return any(name in device_ids for name in named)
+def _named_devices(data: object) -> Iterator[object]:
+    """The device ids an entry's data names (values_for, checks' devices), whatever its shape:
+    the data has not been validated yet."""
+    if not isinstance(data, dict):
+        return
+    for part, key in (("hardware_parameters", "values_for"), ("checks", "devices")):
+        items = data.get(part)
+        for item in items if isinstance(items, list) else ():
+            names = item.get(key) if isinstance(item, dict) else None
+            yield from names if isinstance(names, list) else ()
 
 
 def entries_naming(root: Path, device_ids: Collection[str]) -> list[Path]:
-    """The entry files below root that name one of `device_ids`.
+    """The entry files below root that name one of `device_ids`: those whose diagnostics can
+    change when the devices do.
 
     Only files whose bytes hold an id, or a backslash (a double-quoted YAML string may spell
-    an id with escapes), can name one, so only those are parsed.
+    an id with escapes), can name one, so only those are parsed; they are only parsed, the
+    check proper comes later.
     """
     wanted = [name.encode() for name in device_ids]
     found = []
     for path in discover(root, ENTRIES):
-        raw, _ = read_file(path, display_path(path, root), root)
+        display = display_path(path, root)
+        raw, _ = read_file(path, display, root)
         if raw is None or not (b"\\" in raw or any(name in raw for name in wanted)):
             continue
-        entry, _ = guarded(read_entry, path, root)
-        if entry is not None and names_device(entry, device_ids):
+        document, _ = load(raw, display)
+        named = _named_devices(None if document is None else document.data)
+        if any(isinstance(name, str) and name in device_ids for name in named):
             found.append(path)
     return found
 
