@@ -196,3 +196,31 @@ def test_the_hook_files_are_valid() -> None:
     ):
         done = run([BIN / "pre-commit", command, REPOSITORY / name], REPOSITORY)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_this_repositorys_own_hook_runs_the_working_trees_kb(
+    knowledge_base: Path, tmp_path: Path
+) -> None:
+    """.pre-commit-config.yaml, run by pre-commit in a repository laid out as the README's
+    set-up leaves it (a .venv holding kb)."""
+    shutil.copy2(REPOSITORY / ".pre-commit-config.yaml", knowledge_base)
+    (knowledge_base / ".venv").symlink_to(BIN.parent)
+    git(knowledge_base, "init", "-q", "-b", "main")
+    git(knowledge_base, "add", "entries", "hardware", ".pre-commit-config.yaml")
+    home = str(tmp_path / "pre-commit-home")
+    argv: list[str | Path] = [BIN / "pre-commit", "run", "kb-check", "--all-files"]
+
+    passed = run(argv, knowledge_base, PRE_COMMIT_HOME=home)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+    entry = knowledge_base / "entries" / "flops" / "speculative-draft.yaml"
+    text = entry.read_text(encoding="utf-8")
+    entry.write_text(text.replace("bound_by: memory", "bound_by: memroy"), encoding="utf-8")
+    failed = run(argv, knowledge_base, PRE_COMMIT_HOME=home)
+    assert failed.returncode == 1
+    assert "KB103 'memroy' is not an allowed bound_by" in failed.stdout
+
+
+def git(cwd: Path, *args: str) -> None:
+    done = run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd)
+    assert done.returncode == 0, done.stderr
