@@ -3,6 +3,7 @@ run reports on the given files and on every entry that depends on them."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -32,11 +33,11 @@ def base(tmp_path: Path) -> Path:
     shutil.copytree(REPOSITORY / "hardware", root / "hardware")
     shutil.copytree(FIXTURES / "kb" / "entries" / "fixtures", root / "entries" / "fixtures")
     seed = (root / "entries" / "flops" / "speculative-draft.yaml").read_text(encoding="utf-8")
-    escaped = seed.replace("id: flops/speculative-draft", "id: escaped/speculative-draft")
-    escaped = escaped.replace("[nvidia-h100-sxm,", '["nvidia\\x2dh100\\x2dsxm",')
+    escaped = seed.replace("id: flops/speculative-draft", "id: speculative/escaped-draft")
+    escaped = re.sub(r"(?<=\[)nvidia-h100-sxm(?=[,\]])", r'"nvidia\\x2dh100\\x2dsxm"', escaped)
     assert "nvidia-h100-sxm" not in escaped
-    (root / "entries" / "escaped").mkdir()
-    (root / "entries" / "escaped" / "speculative-draft.yaml").write_text(escaped, "utf-8")
+    (root / "entries" / "speculative").mkdir(exist_ok=True)
+    (root / "entries" / "speculative" / "escaped-draft.yaml").write_text(escaped, "utf-8")
     return root
 
 
@@ -65,12 +66,12 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def test_the_escaped_entry_names_the_device(base: Path) -> None:
-    assert "entries/escaped/speculative-draft.yaml" in naming(base, "nvidia-h100-sxm")
+    assert "entries/speculative/escaped-draft.yaml" in naming(base, "nvidia-h100-sxm")
     assert MINIMAL not in naming(base, "nvidia-h100-sxm")
 
 
 def change_bandwidth(root: Path) -> None:
-    edit(root / H100, "memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 3.9 TB/s")
+    edit(root / H100, "  value: 3.35 TB/s", "  value: 3.9 TB/s")
 
 
 def delete_device(root: Path) -> None:
@@ -112,7 +113,8 @@ def test_given_files_and_their_dependents_match_a_full_run(
 def test_a_device_edit_reports_every_entry_that_names_it(base: Path) -> None:
     change_bandwidth(base)
     result = check(base, [base / H100])
-    assert {d.path for d in result.diagnostics} == naming(base, "nvidia-h100-sxm")
+    assert result.entries == len(naming(base, "nvidia-h100-sxm"))
+    assert {d.path for d in result.diagnostics} <= naming(base, "nvidia-h100-sxm")
     assert "KB206" in {d.code for d in result.diagnostics}
 
 
@@ -188,9 +190,10 @@ def test_changed_since_checks_committed_and_uncommitted_changes(repository: Path
 
 
 def test_changed_since_with_nothing_changed_checks_nothing(repository: Path) -> None:
+    devices = len(list((repository / "hardware").glob("*.yaml")))
     assert run("--root", str(repository), "--changed-since", "main") == (
         0,
-        "All clear: checked 0 entries against 2 devices.\n",
+        f"All clear: checked 0 entries against {devices} devices.\n",
     )
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from itertools import product
 
 import pytest
+import yaml
 
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.quantity import (
@@ -30,16 +32,24 @@ DENOMINATORS = [prefix + "s" for prefix in _PREFIXES] + ["B", "kbit", "FLOP", "M
 UNITS = SYMBOLS + [f"{top}/{bottom}" for top, bottom in product(SYMBOLS, DENOMINATORS)]
 
 
+def _units(data: object) -> Iterator[str]:
+    """Units of the quantities in a device's data: values that are a number and a unit and
+    nothing else (prose such as notes never is)."""
+    if isinstance(data, dict):
+        for value in data.values():
+            yield from _units(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _units(value)
+    elif isinstance(data, str) and (match := _QUANTITY.fullmatch(data)):
+        yield match["unit"]
+
+
 def written_units() -> set[str]:
     """Every unit the repository's catalog and entries write."""
     found = set()
     for path in sorted((REPOSITORY / "hardware").glob("*.yaml")):
-        text = path.read_text(encoding="utf-8")
-        for line in text.splitlines():
-            value = line.partition(":")[2].strip()
-            match = _QUANTITY.fullmatch(value)
-            if match:
-                found.add(match["unit"])
+        found.update(_units(yaml.safe_load(path.read_text(encoding="utf-8"))))
     for entry in KnowledgeBase.load(REPOSITORY).entries:
         for parameter in entry.hardware_parameters:
             for _, piece in _pieces(parameter.magnitude or ""):

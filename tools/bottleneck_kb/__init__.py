@@ -1,14 +1,16 @@
 """Bottleneck KB: a knowledge base of ML-systems performance bottlenecks whose numbers are live."""
 
+from __future__ import annotations
+
 
 def __getattr__(name: str) -> str:
-    # __version__ is looked up on demand: importlib.metadata costs a one-file `kb check` (the
-    # pre-commit hook) more than reading and checking the file.
-    if name != "__version__":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib.metadata import PackageNotFoundError, version
+    # Looked up on first use: importing importlib.metadata costs more than the rest of what
+    # `kb --help` imports.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
 
-    try:
-        return version("bottleneck-kb")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "0+unknown"
+        try:
+            return version("bottleneck-kb")
+        except PackageNotFoundError:  # a source tree that was never installed
+            return "0+unknown"
+    raise AttributeError(name)

@@ -14,20 +14,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import Diagnostic, Severity, sorted_diagnostics
-from .evaluate import parse_formulas
+from .diagnostics import Diagnostic, sorted_diagnostics
 from .kb import (
     ENTRIES,
     HARDWARE,
     SUFFIX,
     Catalog,
+    discover,
     display_path,
     entries_naming,
+    entry_ids,
     entry_paths,
     guarded,
     read_entry,
 )
 from .model import Device, Entry
+from .results import CheckResult
+from .roofline import parse_formulas, runnable
 from .rules import Context, Scope, rules_for
 from .rules.identity import Summary, summarize
 
@@ -35,63 +38,50 @@ from .rules.identity import Summary, summarize
 PARALLEL_THRESHOLD = 400
 
 
-@dataclass(frozen=True)
-class CheckResult:
-    diagnostics: list[Diagnostic]
-    entries: int
-    devices: int
-
-    @property
-    def errors(self) -> int:
-        return sum(d.severity is Severity.ERROR for d in self.diagnostics)
-
-    @property
-    def warnings(self) -> int:
-        return sum(d.severity is Severity.WARNING for d in self.diagnostics)
-
-    @property
-    def files(self) -> int:
-        return len({d.path for d in self.diagnostics})
+#: The codes to report, or None for all: `kb check --select` and one-rule tests.
+Selection = frozenset[str] | None
 
 
-def check_entry(entry: Entry, devices: dict[str, Device]) -> list[Diagnostic]:
-    """Every entry-scope rule on one typed entry."""
+def check_entry(
+    entry: Entry, devices: dict[str, Device], select: Selection = None
+) -> list[Diagnostic]:
+    """Every entry-scope rule (or the selected ones) on one typed entry."""
     formulas, problems = parse_formulas(entry)
-    context = Context(devices, formulas, tuple(problems))
+    able = () if formulas is None else tuple(runnable(entry, formulas, devices.values()))
+    context = Context(devices, formulas, tuple(problems), able)
     found: list[Diagnostic] = []
-    for rule in rules_for(Scope.ENTRY):
-        assert rule.check is not None
-        found.extend(rule.check(entry, context))
+    for rule in rules_for(Scope.ENTRY, select):
+        found.extend(rule.run(entry, context))
     return found
 
 
 def _check_file(
-    path: Path, root: Path, devices: dict[str, Device]
+    path: Path, root: Path, devices: dict[str, Device], select: Selection
 ) -> tuple[list[Diagnostic], Summary | None]:
     def read_and_check(path: Path, root: Path) -> tuple[Summary | None, list[Diagnostic]]:
         entry, problems = read_entry(path, root)
         if entry is None:
             return None, problems
-        return summarize(entry), problems + check_entry(entry, devices)
+        return summarize(entry), problems + check_entry(entry, devices, select)
 
     summary, found = guarded(read_and_check, path, root)
     return found, summary
 
 
 # Set before checking; forked workers inherit it instead of re-reading the catalog.
-_WORKER_STATE: tuple[Path, dict[str, Device]] | None = None
+_WORKER_STATE: tuple[Path, dict[str, Device], Selection] | None = None
 
 
 def _check_chunk(paths: list[Path]) -> list[tuple[list[Diagnostic], Summary | None]]:
     assert _WORKER_STATE is not None
-    root, devices = _WORKER_STATE
+    root, devices, select = _WORKER_STATE
     # A file's objects die with it, freed by reference counts (node trees and models hold no
     # cycles), so the collector's many passes while reading are pure cost: pause it, and
     # collect what is young once a chunk in case an error path left a cycle.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return [_check_file(path, root, devices) for path in paths]
+        return [_check_file(path, root, devices, select) for path in paths]
     finally:
         gc.collect(0)
         if was_enabled:
@@ -116,7 +106,7 @@ def _jobs(requested: int | None, count: int) -> int:
 
 
 @dataclass(frozen=True)
-class Selection:
+class Coverage:
     """What a check of some paths covers: the entry files to check, and the files whose
     diagnostics are reported (None: every file)."""
 
@@ -124,12 +114,12 @@ class Selection:
     shown: set[str] | None
 
 
-def select(
+def covering(
     root: Path, paths: Sequence[Path], catalog_root: Path, catalog: Catalog
-) -> tuple[Selection, list[Diagnostic]]:
+) -> tuple[Coverage, list[Diagnostic]]:
     """The given paths and every entry that depends on what they define: an edited, added or
     deleted device re-checks the entries that name it. Problems with the paths themselves (a
-    named file that does not exist) are returned beside the selection."""
+    named file that does not exist) are returned beside the coverage."""
     problems: list[Diagnostic] = []
     hardware = (catalog_root / HARDWARE).absolute()
     device_files = [p for p in paths if p.absolute().is_relative_to(hardware)]
@@ -141,7 +131,7 @@ def select(
         files += _new(root, entries_naming(root, defined), files)
     shown |= {display_path(p, root) for p in files}
     shown |= {d.path for d in problems}
-    return Selection(files, shown), problems
+    return Coverage(files, shown), problems
 
 
 def _new(root: Path, candidates: Iterable[Path], known: Iterable[Path]) -> list[Path]:
@@ -154,33 +144,33 @@ def check(
     root: Path,
     paths: Sequence[Path] | None = None,
     jobs: int | None = None,
+    select: Selection = None,
     catalog_root: Path | None = None,
 ) -> CheckResult:
-    """Check the knowledge base at `root`, or only `paths` and the entries that depend on them.
+    """Check the knowledge base at `root`, or only `paths` and the entries that depend on them,
+    reporting every code or only those in `select`.
 
-    A check of paths reports what a full run reports on the selected files, provided the
-    files left out pass on their own (as on a clean main branch): an id is compared only with
-    the ids of the selected files and of the file that each selected id names. Devices come
-    from the hardware/ of `catalog_root` (another repository's catalog), by default `root`'s.
+    A check of paths reports what a full run reports on the covered files, provided the files
+    left out pass on their own (as on a clean main branch): an id is compared only with the ids
+    of the covered files and of the file that each covered id names. Devices come from the
+    hardware/ of `catalog_root` (another repository's catalog), by default `root`'s.
     """
-    catalog_root = root if catalog_root is None else catalog_root
-    catalog = Catalog.load(catalog_root)
+    catalog = Catalog.load(root if catalog_root is None else catalog_root)
     diagnostics = list(catalog.diagnostics)
     devices = catalog.devices
     device_context = Context(devices)
     for device in devices.values():
-        for rule in rules_for(Scope.DEVICE):
-            assert rule.check is not None
-            diagnostics.extend(rule.check(device, device_context))
+        for rule in rules_for(Scope.DEVICE, select):
+            diagnostics.extend(rule.run(device, device_context))
 
     if paths is None:
-        selection = Selection(entry_paths(root, None, diagnostics), None)
+        coverage = Coverage(entry_paths(root, None, diagnostics), None)
     else:
-        selection, problems = select(root, paths, catalog_root, catalog)
+        coverage, problems = covering(root, paths, catalog_root or root, catalog)
         diagnostics += problems
-    results = _check_files(root, devices, selection.entries, jobs)
-    files = list(selection.entries)
-    if selection.shown is not None:
+    results = _check_files(root, devices, select, coverage.entries, jobs)
+    files = list(coverage.entries)
+    if coverage.shown is not None:
         # An id that is not its file's path claims another file's id: check that file too
         # (for files a full run reads; one outside entries/ is told to move first).
         claimed = [
@@ -189,29 +179,37 @@ def check(
             if s is not None and s.path.startswith(f"{ENTRIES}/")
         ]
         extra = [p for p in _new(root, dict.fromkeys(claimed), files) if p.is_file()]
-        results += _check_files(root, devices, extra, jobs)
+        results += _check_files(root, devices, select, extra, jobs)
         files += extra
-        selection.shown.update(display_path(p, root) for p in extra)
+        coverage.shown.update(display_path(p, root) for p in extra)
 
     summaries = []
     for found, summary in results:
         diagnostics.extend(found)
         if summary is not None:
             summaries.append(summary)
-    for rule in rules_for(Scope.KNOWLEDGE_BASE):
-        assert rule.check is not None
-        diagnostics.extend(rule.check(summaries, device_context))
-    if selection.shown is not None:
-        diagnostics = [d for d in diagnostics if d.path in selection.shown]
+    # Knowledge-base checks get every entry's id, checked this run or not, for related links.
+    every_entry = files if paths is None else discover(root, ENTRIES)
+    knowledge_base_context = Context(devices, entry_ids=entry_ids(every_entry, root))
+    for rule in rules_for(Scope.KNOWLEDGE_BASE, select):
+        diagnostics.extend(rule.run(summaries, knowledge_base_context))
+    if select is not None:  # codes found while reading are not rules that can be skipped
+        diagnostics = [d for d in diagnostics if d.code in select]
+    if coverage.shown is not None:
+        diagnostics = [d for d in diagnostics if d.path in coverage.shown]
     return CheckResult(sorted_diagnostics(diagnostics), len(files), len(devices))
 
 
 def _check_files(
-    root: Path, devices: dict[str, Device], files: list[Path], jobs: int | None
+    root: Path,
+    devices: dict[str, Device],
+    select: Selection,
+    files: list[Path],
+    jobs: int | None,
 ) -> list[tuple[list[Diagnostic], Summary | None]]:
     global _WORKER_STATE
     workers = _jobs(jobs, len(files))
-    _WORKER_STATE = (root, devices)
+    _WORKER_STATE = (root, devices, select)
     try:
         if workers == 1:
             return [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]
