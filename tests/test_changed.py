@@ -197,6 +197,37 @@ def test_changed_since_with_nothing_changed_checks_nothing(repository: Path) -> 
     )
 
 
+def relating(root: Path, entry_id: str) -> set[str]:
+    """Entry files whose related list names `entry_id`, found with a plain YAML load."""
+    found = set()
+    for path in (root / "entries").rglob("*.yaml"):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and any(r["id"] == entry_id for r in data.get("related", [])):
+            found.add(path.relative_to(root).as_posix())
+    return found
+
+
+def test_a_deleted_entry_re_checks_the_entries_that_relate_to_it(repository: Path) -> None:
+    gone = "gemm/decode-weight-gemm"
+    dependents = relating(repository, gone)
+    assert dependents, "the repository's entries relate to this one; pick another if not"
+    (repository / "entries" / f"{gone}.yaml").unlink()
+
+    code, output = run("--root", str(repository), "--changed-since", "main")
+
+    expected = full_run_on(repository, dependents)
+    assert {d.code for d in expected} == {"KB212"}
+    assert code == 1
+    assert output.count(" KB212 ") == len(expected)
+    assert f"checked {len(dependents)} entries" in output.splitlines()[-1]
+
+
+def test_an_entry_given_re_checks_the_entries_that_relate_to_it(base: Path) -> None:
+    given = "entries/gemm/decode-weight-gemm.yaml"
+    result = check(base, [base / given])
+    assert result.entries == len({given} | relating(base, "gemm/decode-weight-gemm"))
+
+
 def test_a_deleted_entry_is_not_reported_missing(repository: Path) -> None:
     (repository / MINIMAL).unlink()
     assert run("--root", str(repository), "--changed-since", "main")[0] == 0

@@ -115,20 +115,29 @@ class Coverage:
 
 
 def covering(
-    root: Path, paths: Sequence[Path], catalog_root: Path, catalog: Catalog
+    root: Path,
+    paths: Sequence[Path],
+    removed: Sequence[Path],
+    catalog_root: Path,
+    catalog: Catalog,
 ) -> tuple[Coverage, list[Diagnostic]]:
-    """The given paths and every entry that depends on what they define: an edited, added or
-    deleted device re-checks the entries that name it. Problems with the paths themselves (a
-    named file that does not exist) are returned beside the coverage."""
+    """The given paths and every entry that depends on what they, or the `removed` files,
+    define: an edited, added or deleted device re-checks the entries that name it, and an
+    entry the entries that relate to it. Problems with the paths themselves (a named file
+    that does not exist) are returned beside the coverage."""
     problems: list[Diagnostic] = []
     hardware = (catalog_root / HARDWARE).absolute()
-    device_files = [p for p in paths if p.absolute().is_relative_to(hardware)]
+    device_files = [p for p in (*paths, *removed) if p.absolute().is_relative_to(hardware)]
     shown = {display_path(p, catalog_root) for p in device_files}
-    defined = {p.stem for p in device_files}
-    defined |= {d.id for d in catalog.devices.values() if d.path in shown}
+    devices = {p.stem for p in device_files}
+    devices |= {d.id for d in catalog.devices.values() if d.path in shown}
     files = entry_paths(root, paths, problems)
-    if defined:
-        files += _new(root, entries_naming(root, defined), files)
+    below = f"{ENTRIES}/"
+    entries = entry_ids(
+        [p for p in (*files, *removed) if display_path(p, root).startswith(below)], root
+    )
+    if devices or entries:
+        files += _new(root, entries_naming(root, devices, entries), files)
     shown |= {display_path(p, root) for p in files}
     shown |= {d.path for d in problems}
     return Coverage(files, shown), problems
@@ -146,13 +155,15 @@ def check(
     jobs: int | None = None,
     select: Selection = None,
     catalog_root: Path | None = None,
+    removed: Sequence[Path] = (),
 ) -> CheckResult:
     """Check the knowledge base at `root`, or only `paths` and the entries that depend on them,
     reporting every code or only those in `select`.
 
     A check of paths reports what a full run reports on the covered files, provided the files
     left out pass on their own (as on a clean main branch): an id is compared only with the ids
-    of the covered files and of the file that each covered id names. Devices come from the
+    of the covered files and of the file that each covered id names. `removed` files (deleted
+    by a change) are not checked, but what depends on them is. Devices come from the
     hardware/ of `catalog_root` (another repository's catalog), by default `root`'s.
     """
     catalog = Catalog.load(root if catalog_root is None else catalog_root)
@@ -166,7 +177,7 @@ def check(
     if paths is None:
         coverage = Coverage(entry_paths(root, None, diagnostics), None)
     else:
-        coverage, problems = covering(root, paths, catalog_root or root, catalog)
+        coverage, problems = covering(root, paths, removed, catalog_root or root, catalog)
         diagnostics += problems
     results = _check_files(root, devices, select, coverage.entries, jobs)
     files = list(coverage.entries)

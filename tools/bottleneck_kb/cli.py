@@ -192,16 +192,18 @@ def check(
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     base = _root(root)
     selected: list[Path] | None = list(paths) if paths or changed_since is not None else None
+    removed: list[Path] = []
     if changed_since is not None:
         try:
-            selected = [*paths, *changed_paths(base, changed_since)]
+            changed, removed = changed_paths(base, changed_since)
         except ChangedFilesError as exc:
             raise click.BadParameter(str(exc), param_hint="--changed-since") from None
+        selected = [*paths, *changed]
     if catalog is not None and catalog.name == HARDWARE and not (catalog / HARDWARE).is_dir():
         catalog = catalog.parent
     if catalog is not None and not (catalog / HARDWARE).is_dir():
         raise click.BadParameter(f"{catalog} has no {HARDWARE}/", param_hint="--catalog")
-    result = run_check(base, selected, jobs, frozenset(select) or None, catalog)
+    result = run_check(base, selected, jobs, frozenset(select) or None, catalog, removed)
     click.echo(render(CHECK, output_format, result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):
         sys.exit(2)

@@ -176,27 +176,38 @@ def entry_paths(
     return list(dict.fromkeys(chosen))
 
 
-def _named_devices(data: object) -> Iterator[object]:
-    """The device ids an entry's data names (values_for, checks' devices), whatever its shape:
-    the data has not been validated yet."""
+#: Where an entry names other files' ids: (list, key of each item) for devices, for entries.
+_NAMES_DEVICES = (("hardware_parameters", "values_for"), ("checks", "devices"))
+_NAMES_ENTRIES = (("related", "id"),)
+
+
+def _named(data: object, places: tuple[tuple[str, str], ...]) -> Iterator[object]:
+    """The ids an entry's data names at `places`, whatever its shape: the data has not been
+    validated yet."""
     if not isinstance(data, dict):
         return
-    for part, key in (("hardware_parameters", "values_for"), ("checks", "devices")):
+    for part, key in places:
         items = data.get(part)
         for item in items if isinstance(items, list) else ():
             names = item.get(key) if isinstance(item, dict) else None
-            yield from names if isinstance(names, list) else ()
+            if isinstance(names, list):
+                yield from names
+            elif names is not None:
+                yield names
 
 
-def entries_naming(root: Path, device_ids: Collection[str]) -> list[Path]:
-    """The entry files below root that name one of `device_ids`: those whose diagnostics can
-    change when the devices do.
+def entries_naming(
+    root: Path, device_ids: Collection[str], entry_ids: Collection[str] = ()
+) -> list[Path]:
+    """The entry files below root that name one of `device_ids` (in values_for or a check's
+    devices) or of `entry_ids` (in related): those whose diagnostics can change when the
+    devices or entries do.
 
     Only files whose bytes hold an id, or a backslash (a double-quoted YAML string may spell
     an id with escapes), can name one, so only those are parsed; they are only parsed, the
     check proper comes later.
     """
-    wanted = [name.encode() for name in device_ids]
+    wanted = [name.encode() for name in (*device_ids, *entry_ids)]
     found = []
     for path in discover(root, ENTRIES):
         display = display_path(path, root)
@@ -204,8 +215,12 @@ def entries_naming(root: Path, device_ids: Collection[str]) -> list[Path]:
         if raw is None or not (b"\\" in raw or any(name in raw for name in wanted)):
             continue
         document, _ = load(raw, display)
-        named = _named_devices(None if document is None else document.data)
-        if any(isinstance(name, str) and name in device_ids for name in named):
+        data = None if document is None else document.data
+        devices = _named(data, _NAMES_DEVICES)
+        entries = _named(data, _NAMES_ENTRIES)
+        if any(isinstance(n, str) and n in device_ids for n in devices) or any(
+            isinstance(n, str) and n in entry_ids for n in entries
+        ):
             found.append(path)
     return found
 
@@ -235,12 +250,12 @@ def _git(root: Path, *args: str) -> str:
     return done.stdout
 
 
-def changed_paths(root: Path, ref: str) -> list[Path]:
-    """The entry and device files of `root` changed since `ref`: what a pull request touches.
+def changed_paths(root: Path, ref: str) -> tuple[list[Path], list[Path]]:
+    """The entry and device files of `root` changed since `ref` (what a pull request touches):
+    those that exist, and those the change removed, whose dependents must be checked again.
 
     Changes are counted from the merge base of `ref` and HEAD to the working tree, untracked
-    files included. Deleted entries are left out (nothing to check); deleted devices stay in,
-    because the entries that named them must be checked again.
+    files included.
     """
     try:
         commit = _git(root, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}")
@@ -251,12 +266,11 @@ def changed_paths(root: Path, ref: str) -> list[Path]:
     base = _git(root, "merge-base", commit.strip(), "HEAD").strip()
     tracked = _git(root, "diff", "--name-only", "--no-renames", "--relative", "-z", base, "--")
     untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
-    paths = []
+    present: list[Path] = []
+    removed: list[Path] = []
     for name in dict.fromkeys((tracked + untracked).split("\0")):
-        folder = name.split("/", 1)[0]
-        if folder not in (ENTRIES, HARDWARE) or not name.endswith(SUFFIX):
+        if name.split("/", 1)[0] not in (ENTRIES, HARDWARE) or not name.endswith(SUFFIX):
             continue
         path = root / name
-        if folder == HARDWARE or path.exists() or path.is_symlink():
-            paths.append(path)
-    return paths
+        (present if path.exists() or path.is_symlink() else removed).append(path)
+    return present, removed
