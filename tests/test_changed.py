@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from bottleneck_kb.check import check
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic
+from bottleneck_kb.source import NOT_A_FILE
 
 from .conftest import FIXTURES, REPOSITORY
 
@@ -222,10 +223,20 @@ def test_a_deleted_entry_re_checks_the_entries_that_relate_to_it(repository: Pat
     assert f"checked {len(dependents)} entries" in output.splitlines()[-1]
 
 
-def test_an_entry_given_re_checks_the_entries_that_relate_to_it(base: Path) -> None:
+def test_an_edited_entry_re_checks_only_itself(base: Path) -> None:
+    """Related links name entries that exist: editing one changes no other entry's result."""
+    result = check(base, [base / "entries" / "gemm" / "decode-weight-gemm.yaml"])
+    assert result.entries == 1
+
+
+def test_a_missing_entry_given_re_checks_the_entries_that_relate_to_it(base: Path) -> None:
     given = "entries/gemm/decode-weight-gemm.yaml"
+    dependents = relating(base, "gemm/decode-weight-gemm")
+    (base / given).unlink()
     result = check(base, [base / given])
-    assert result.entries == len({given} | relating(base, "gemm/decode-weight-gemm"))
+    assert [d for d in result.diagnostics if d.path != given] == full_run_on(base, dependents)
+    assert [d.code for d in result.diagnostics if d.path == given] == [NOT_A_FILE]
+    assert result.entries == len(dependents)
 
 
 def test_a_deleted_entry_is_not_reported_missing(repository: Path) -> None:

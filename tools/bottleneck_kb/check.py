@@ -122,8 +122,8 @@ def covering(
     catalog: Catalog,
 ) -> tuple[Coverage, list[Diagnostic]]:
     """The given paths and every entry that depends on what they, or the `removed` files,
-    define: an edited, added or deleted device re-checks the entries that name it, and an
-    entry the entries that relate to it. Problems with the paths themselves (a named file
+    define: an edited, added or deleted device re-checks the entries that name it, and a
+    deleted entry the entries that relate to it. Problems with the paths themselves (a named file
     that does not exist) are returned beside the coverage."""
     problems: list[Diagnostic] = []
     hardware = (catalog_root / HARDWARE).absolute()
@@ -132,10 +132,11 @@ def covering(
     devices = {p.stem for p in device_files}
     devices |= {d.id for d in catalog.devices.values() if d.path in shown}
     files = entry_paths(root, paths, problems)
+    # Related links are checked against the entries that exist, so only an entry that is gone
+    # changes what the entries relating to it are told (an added one only mends a broken link).
     below = f"{ENTRIES}/"
-    entries = entry_ids(
-        [p for p in (*files, *removed) if display_path(p, root).startswith(below)], root
-    )
+    gone = [p for p in (*paths, *removed) if not (p.exists() or p.is_symlink())]
+    entries = entry_ids([p for p in gone if display_path(p, root).startswith(below)], root)
     if devices or entries:
         files += _new(root, entries_naming(root, devices, entries), files)
     shown |= {display_path(p, root) for p in files}
