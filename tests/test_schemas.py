@@ -68,13 +68,17 @@ def test_every_object_forbids_additional_properties(kind: str) -> None:
 
 
 def test_every_class_and_bound_by_value_is_documented() -> None:
+    """An enum with a description per value (what editors show beside each value), not a
+    oneOf of consts (editors then show one value's title when the field is hovered)."""
     properties = schemas.schema(schemas.ENTRY)["properties"]
     for field in ("class", "bound_by"):
-        options = properties[field]["oneOf"]
-        assert all(o["title"] and o["description"] and o["const"] for o in options)
-    classes = {o["const"] for o in properties["class"]["oneOf"]}
+        values = properties[field]["enum"]
+        for descriptions in ("markdownEnumDescriptions", "enumDescriptions"):
+            assert len(properties[field][descriptions]) == len(values)
+            assert all(properties[field][descriptions])
+    classes = set(properties["class"]["enum"])
     assert {"speculative_draft", "decode_gemm"} <= classes
-    assert {o["const"] for o in properties["bound_by"]["oneOf"]} == {
+    assert set(properties["bound_by"]["enum"]) == {
         "memory",
         "compute",
         "interconnect",

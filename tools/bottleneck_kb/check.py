@@ -10,11 +10,24 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Diagnostic, sorted_diagnostics
-from .kb import ENTRIES, Catalog, discover, entry_ids, entry_paths, guarded, read_entry
+from .kb import (
+    ENTRIES,
+    HARDWARE,
+    SUFFIX,
+    Catalog,
+    discover,
+    display_path,
+    entries_naming,
+    entry_ids,
+    entry_paths,
+    guarded,
+    read_entry,
+)
 from .model import Entry
 from .results import CheckResult
 from .roofline import parse_formulas, runnable
@@ -101,16 +114,69 @@ def _jobs(requested: int | None, count: int) -> int:
     return min(cores or 1, 8)
 
 
+@dataclass(frozen=True)
+class Coverage:
+    """What a check of some paths covers: the entry files to check, and the files whose
+    diagnostics are reported (None: every file)."""
+
+    entries: list[Path]
+    shown: set[str] | None
+
+
+def covering(
+    root: Path,
+    paths: Sequence[Path],
+    removed: Sequence[Path],
+    catalog_root: Path,
+    catalog: Catalog,
+) -> tuple[Coverage, list[Diagnostic]]:
+    """The given paths and every entry that depends on what they, or the `removed` files,
+    define: an edited, added or deleted device re-checks the entries that name it, and a
+    deleted entry the entries that relate to it. Problems with the paths themselves (a named file
+    that does not exist) are returned beside the coverage."""
+    problems: list[Diagnostic] = []
+    hardware = (catalog_root / HARDWARE).absolute()
+    device_files = [p for p in (*paths, *removed) if p.absolute().is_relative_to(hardware)]
+    shown = {display_path(p, catalog_root) for p in device_files}
+    devices = {p.stem for p in device_files}
+    devices |= {d.id for d in catalog.devices.values() if d.path in shown}
+    files = entry_paths(root, paths, problems)
+    # Related links are checked against the entries that exist, so only an entry that is gone
+    # changes what the entries relating to it are told (an added one only mends a broken link).
+    below = f"{ENTRIES}/"
+    gone = [p for p in (*paths, *removed) if not (p.exists() or p.is_symlink())]
+    entries = entry_ids([p for p in gone if display_path(p, root).startswith(below)], root)
+    if devices or entries:
+        files += _new(root, entries_naming(root, devices, entries), files)
+    shown |= {display_path(p, root) for p in files}
+    shown |= {d.path for d in problems}
+    return Coverage(files, shown), problems
+
+
+def _new(root: Path, candidates: Iterable[Path], known: Iterable[Path]) -> list[Path]:
+    """The candidates that are not already known, however either was spelled."""
+    seen = {display_path(p, root) for p in known}
+    return [p for p in candidates if display_path(p, root) not in seen]
+
+
 def check(
     root: Path,
     paths: Sequence[Path] | None = None,
     jobs: int | None = None,
     select: Selection = None,
+    catalog_root: Path | None = None,
+    removed: Sequence[Path] = (),
 ) -> CheckResult:
-    """Check the knowledge base at `root` (or only `paths`, against the whole catalog),
-    reporting every code or only those in `select`."""
-    global _WORKER_STATE
-    catalog = Catalog.load(root)
+    """Check the knowledge base at `root`, or only `paths` and the entries that depend on them,
+    reporting every code or only those in `select`.
+
+    A check of paths reports what a full run reports on the covered files, provided the files
+    left out pass on their own (as on a clean main branch): an id is compared only with the ids
+    of the covered files and of the file that each covered id names. `removed` files (deleted
+    by a change) are not checked, but what depends on them is. Devices come from the
+    hardware/ of `catalog_root` (another repository's catalog), by default `root`'s.
+    """
+    catalog = Catalog.load(root if catalog_root is None else catalog_root)
     diagnostics = list(catalog.diagnostics)
     devices = catalog.devices
     device_context = Context(devices, root=root)
@@ -118,25 +184,25 @@ def check(
         for rule in rules_for(Scope.DEVICE, select):
             diagnostics.extend(rule.run(device, device_context))
 
-    files = entry_paths(root, paths, diagnostics)
-    workers = _jobs(jobs, len(files))
-    _WORKER_STATE = (root, catalog, select)
-    try:
-        if workers == 1:
-            results = [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]
-        else:
-            import multiprocessing
-
-            # What the workers inherit is never garbage: frozen, their collections skip it.
-            gc.freeze()
-            try:
-                with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    chunks = _chunks(files, workers)
-                    results = [r for part in pool.imap(_check_chunk, chunks) for r in part]
-            finally:
-                gc.unfreeze()
-    finally:
-        _WORKER_STATE = None
+    if paths is None:
+        coverage = Coverage(entry_paths(root, None, diagnostics), None)
+    else:
+        coverage, problems = covering(root, paths, removed, catalog_root or root, catalog)
+        diagnostics += problems
+    results = _check_files(root, catalog, select, coverage.entries, jobs)
+    files = list(coverage.entries)
+    if coverage.shown is not None:
+        # An id that is not its file's path claims another file's id: check that file too
+        # (for files a full run reads; one outside entries/ is told to move first).
+        claimed = [
+            root / ENTRIES / f"{s.id}{SUFFIX}"
+            for _, s in results
+            if s is not None and s.path.startswith(f"{ENTRIES}/")
+        ]
+        extra = [p for p in _new(root, dict.fromkeys(claimed), files) if p.is_file()]
+        results += _check_files(root, catalog, select, extra, jobs)
+        files += extra
+        coverage.shown.update(display_path(p, root) for p in extra)
 
     summaries = []
     for found, summary in results:
@@ -150,4 +216,33 @@ def check(
         diagnostics.extend(rule.run(summaries, knowledge_base_context))
     if select is not None:  # codes found while reading are not rules that can be skipped
         diagnostics = [d for d in diagnostics if d.code in select]
+    if coverage.shown is not None:
+        diagnostics = [d for d in diagnostics if d.path in coverage.shown]
     return CheckResult(sorted_diagnostics(diagnostics), len(files), len(devices))
+
+
+def _check_files(
+    root: Path,
+    catalog: Catalog,
+    select: Selection,
+    files: list[Path],
+    jobs: int | None,
+) -> list[tuple[list[Diagnostic], Summary | None]]:
+    global _WORKER_STATE
+    workers = _jobs(jobs, len(files))
+    _WORKER_STATE = (root, catalog, select)
+    try:
+        if workers == 1:
+            return [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]
+        import multiprocessing
+
+        # What the workers inherit is never garbage: frozen, their collections skip it.
+        gc.freeze()
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                chunks = _chunks(files, workers)
+                return [r for part in pool.imap(_check_chunk, chunks) for r in part]
+        finally:
+            gc.unfreeze()
+    finally:
+        _WORKER_STATE = None

@@ -148,6 +148,20 @@ def main() -> None:
     default=None,
     help="Worker processes [default: 1 for small bases, one per core for large].",
 )
+@click.option(
+    "--changed-since",
+    metavar="REF",
+    default=None,
+    help="Check the entry and device files changed since the git ref REF (from its merge "
+    "base with HEAD, uncommitted changes included), as PATHS.",
+)
+@click.option(
+    "--catalog",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Check against the devices of another knowledge base (a folder holding hardware/, "
+    "or that hardware/ folder itself) [default: the root's hardware/].",
+)
 @_root_option
 def check(
     paths: tuple[Path, ...],
@@ -156,15 +170,19 @@ def check(
     select: tuple[str, ...],
     explain: str | None,
     jobs: int | None,
+    changed_since: str | None,
+    catalog: Path | None,
     root: Path | None,
 ) -> None:
-    """Validate the knowledge base, or only PATHS (still checked against the catalog).
+    """Validate the knowledge base, or only PATHS and the entries that depend on them (an
+    edited device re-checks the entries that name it), against the whole catalog.
 
     Exit status: 0 no errors (warnings allowed unless --strict), 1 errors found, 2 usage or
     internal error.
     """
     from .check import check as run_check
     from .diagnostics import INTERNAL
+    from .kb import HARDWARE, ChangedFilesError, changed_paths
     from .report import render
 
     if explain is not None:
@@ -174,7 +192,20 @@ def check(
         _known_rule(code)
     if output_format is None:
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    result = run_check(_root(root), list(paths) or None, jobs, frozenset(select) or None)
+    base = _root(root)
+    selected: list[Path] | None = list(paths) if paths or changed_since is not None else None
+    removed: list[Path] = []
+    if changed_since is not None:
+        try:
+            changed, removed = changed_paths(base, changed_since)
+        except ChangedFilesError as exc:
+            raise click.BadParameter(str(exc), param_hint="--changed-since") from None
+        selected = [*paths, *changed]
+    if catalog is not None and catalog.name == HARDWARE and not (catalog / HARDWARE).is_dir():
+        catalog = catalog.parent
+    if catalog is not None and not (catalog / HARDWARE).is_dir():
+        raise click.BadParameter(f"{catalog} has no {HARDWARE}/", param_hint="--catalog")
+    result = run_check(base, selected, jobs, frozenset(select) or None, catalog, removed)
     click.echo(render(CHECK, output_format, result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):
         sys.exit(2)

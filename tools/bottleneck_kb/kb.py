@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+import subprocess
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -285,3 +286,103 @@ def entry_paths(
                 error(NOT_A_FILE, display_path(path, root), 1, 1, "no such file or directory")
             )
     return list(dict.fromkeys(chosen))
+
+
+#: Where an entry names other files' ids: (list, key of each item) for devices, for entries.
+_NAMES_DEVICES = (("hardware_parameters", "values_for"), ("checks", "devices"))
+_NAMES_ENTRIES = (("related", "id"),)
+
+
+def _named(data: object, places: tuple[tuple[str, str], ...]) -> Iterator[object]:
+    """The ids an entry's data names at `places`, whatever its shape: the data has not been
+    validated yet."""
+    if not isinstance(data, dict):
+        return
+    for part, key in places:
+        items = data.get(part)
+        for item in items if isinstance(items, list) else ():
+            names = item.get(key) if isinstance(item, dict) else None
+            if isinstance(names, list):
+                yield from names
+            elif names is not None:
+                yield names
+
+
+def entries_naming(
+    root: Path, device_ids: Collection[str], entry_ids: Collection[str] = ()
+) -> list[Path]:
+    """The entry files below root that name one of `device_ids` (in values_for or a check's
+    devices) or of `entry_ids` (in related): those whose diagnostics can change when the
+    devices or entries do.
+
+    Only files whose bytes hold an id, or a backslash (a double-quoted YAML string may spell
+    an id with escapes), can name one, so only those are parsed; they are only parsed, the
+    check proper comes later.
+    """
+    wanted = [name.encode() for name in (*device_ids, *entry_ids)]
+    found = []
+    for path in discover(root, ENTRIES):
+        display = display_path(path, root)
+        raw, _ = read_file(path, display, root)
+        if raw is None or not (b"\\" in raw or any(name in raw for name in wanted)):
+            continue
+        document, _ = load(raw, display)
+        data = None if document is None else document.data
+        devices = _named(data, _NAMES_DEVICES)
+        entries = _named(data, _NAMES_ENTRIES)
+        if any(isinstance(n, str) and n in device_ids for n in devices) or any(
+            isinstance(n, str) and n in entry_ids for n in entries
+        ):
+            found.append(path)
+    return found
+
+
+class ChangedFilesError(Exception):
+    """The files changed since a git ref cannot be listed (no repository, no such ref)."""
+
+
+#: Seconds any one git command may take before listing changed files is given up.
+GIT_TIMEOUT = 60
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ChangedFilesError(f"cannot run git in {root}: {exc}") from None
+    if done.returncode != 0:
+        raise ChangedFilesError(f"git {args[0]} failed in {root}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def changed_paths(root: Path, ref: str) -> tuple[list[Path], list[Path]]:
+    """The entry and device files of `root` changed since `ref` (what a pull request touches):
+    those that exist, and those the change removed, whose dependents must be checked again.
+
+    Changes are counted from the merge base of `ref` and HEAD to the working tree, untracked
+    files included.
+    """
+    try:
+        commit = _git(root, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}")
+    except ChangedFilesError:
+        raise ChangedFilesError(
+            f"'{ref}' is not a commit of the git repository at {root}"
+        ) from None
+    base = _git(root, "merge-base", commit.strip(), "HEAD").strip()
+    tracked = _git(root, "diff", "--name-only", "--no-renames", "--relative", "-z", base, "--")
+    untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
+    present: list[Path] = []
+    removed: list[Path] = []
+    for name in dict.fromkeys((tracked + untracked).split("\0")):
+        if name.split("/", 1)[0] not in (ENTRIES, HARDWARE) or not name.endswith(SUFFIX):
+            continue
+        path = root / name
+        (present if path.exists() or path.is_symlink() else removed).append(path)
+    return present, removed

@@ -3,6 +3,12 @@
 pint does the unit algebra and the dimension check. It is handed only text that a strict
 pattern has already cut into a number and a unit of letters and one '/', never a whole
 user-written expression: pint's expression parser knows `**`, and entries are hostile.
+
+Importing pint and building its registry costs more than the rest of a one-file `kb check`
+(the pre-commit hook), so the units people write are read from a table first: a prefix symbol
+and a base symbol, over an optional time. Anything else, and every unit of the wrong
+dimension, goes to pint, which also words the errors. A test holds the table to pint's factor
+for every prefix and base it knows.
 """
 
 from __future__ import annotations
@@ -76,6 +82,66 @@ class Measure:
         return abs(exact - self.value) <= self.resolution * (1 + 1e-9) + abs(exact) * 1e-12
 
 
+#: The prefix symbols of _DEFINITIONS and their factors.
+_PREFIXES = {
+    "": 1.0,
+    **dict.fromkeys(("k", "K"), 1e3),
+    "M": 1e6,
+    "G": 1e9,
+    "T": 1e12,
+    "P": 1e15,
+    "E": 1e18,
+    "m": 1e-3,
+    "u": 1e-6,
+    "n": 1e-9,
+    "Ki": 2.0**10,
+    "Mi": 2.0**20,
+    "Gi": 2.0**30,
+    "Ti": 2.0**40,
+    "Pi": 2.0**50,
+}
+
+#: Base symbols of _DEFINITIONS the table reads: (what it measures, factor to the base unit).
+#: FLOPS is left to pint: it is an alias of FLOP there, not a rate.
+_BASES = {
+    "B": ("information", 1.0),
+    "bit": ("information", 0.125),
+    "FLOP": ("computation", 1.0),
+    "flop": ("computation", 1.0),
+    "s": ("time", 1.0),
+}
+
+#: (numerator, denominator) of what each dimension measures.
+_MEASURES = {
+    Dimension.BYTES: ("information", None),
+    Dimension.BANDWIDTH: ("information", "time"),
+    Dimension.FLOP_RATE: ("computation", "time"),
+    Dimension.TIME: ("time", None),
+}
+
+
+def _symbol(text: str) -> tuple[str, float] | None:
+    """`'TB'` -> `('information', 1e12)`: a prefix symbol and a base symbol of the table."""
+    for base, (measures, factor) in _BASES.items():
+        prefix = text.removesuffix(base)
+        if prefix != text and prefix in _PREFIXES:
+            return measures, _PREFIXES[prefix] * factor
+    return None
+
+
+def _table_factor(unit: str, dimension: Dimension) -> float | None:
+    """The factor of `unit` to the base unit of `dimension` from the table, or None when the
+    table does not read it (pint then decides)."""
+    top, _, bottom = unit.partition("/")
+    numerator = _symbol(top)
+    denominator = _symbol(bottom) if bottom else (None, 1.0)
+    if numerator is None or denominator is None:
+        return None
+    if (numerator[0], denominator[0]) != _MEASURES[dimension]:
+        return None
+    return numerator[1] / denominator[1]
+
+
 @cache
 def _registry() -> pint.UnitRegistry[float]:
     import pint
@@ -95,6 +161,11 @@ def _dimensionality(dimension: Dimension) -> object:
 
 @cache
 def _unit_factor(unit: str, dimension: Dimension) -> float:
+    factor = _table_factor(unit, dimension)
+    return _pint_factor(unit, dimension) if factor is None else factor
+
+
+def _pint_factor(unit: str, dimension: Dimension) -> float:
     import pint
 
     registry = _registry()

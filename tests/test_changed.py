@@ -1,0 +1,276 @@
+"""Pull-request mode: `kb check PATHS` and `kb check --changed-since REF` report what a full
+run reports on the given files and on every entry that depends on them."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from bottleneck_kb.check import check
+from bottleneck_kb.cli import main
+from bottleneck_kb.diagnostics import Diagnostic
+from bottleneck_kb.source import NOT_A_FILE
+
+from .conftest import FIXTURES, REPOSITORY
+
+H100 = "hardware/nvidia-h100-sxm.yaml"
+MI300X = "hardware/amd-instinct-mi300x.yaml"
+MINIMAL = "entries/fixtures/minimal.yaml"
+
+
+@pytest.fixture
+def base(tmp_path: Path) -> Path:
+    """The repository's entries and catalog, the fixture entry (which names no device), and a
+    copy of a seed entry that spells a device id with YAML escapes."""
+    root = tmp_path / "kb"
+    shutil.copytree(REPOSITORY / "entries", root / "entries")
+    shutil.copytree(REPOSITORY / "hardware", root / "hardware")
+    shutil.copytree(FIXTURES / "kb" / "entries" / "fixtures", root / "entries" / "fixtures")
+    seed = (root / "entries" / "flops" / "speculative-draft.yaml").read_text(encoding="utf-8")
+    escaped = seed.replace("id: flops/speculative-draft", "id: speculative/escaped-draft")
+    escaped = re.sub(r"(?<=\[)nvidia-h100-sxm(?=[,\]])", r'"nvidia\\x2dh100\\x2dsxm"', escaped)
+    assert "nvidia-h100-sxm" not in escaped
+    (root / "entries" / "speculative").mkdir(exist_ok=True)
+    (root / "entries" / "speculative" / "escaped-draft.yaml").write_text(escaped, "utf-8")
+    return root
+
+
+def naming(root: Path, device: str) -> set[str]:
+    """Entry files that name `device`, found with a plain YAML load of every file."""
+    found = set()
+    for path in (root / "entries").rglob("*.yaml"):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "id" not in data:
+            continue  # not an entry: what it names is no name of a device
+        named = [n for p in data.get("hardware_parameters", []) for n in p["values_for"]]
+        named += [n for c in data.get("checks", []) for n in c["devices"]]
+        if device in named:
+            found.add(path.relative_to(root).as_posix())
+    return found
+
+
+def full_run_on(root: Path, shown: set[str]) -> list[Diagnostic]:
+    return [d for d in check(root).diagnostics if d.path in shown]
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_the_escaped_entry_names_the_device(base: Path) -> None:
+    assert "entries/speculative/escaped-draft.yaml" in naming(base, "nvidia-h100-sxm")
+    assert MINIMAL not in naming(base, "nvidia-h100-sxm")
+
+
+def change_bandwidth(root: Path) -> None:
+    edit(root / H100, "  value: 3.35 TB/s", "  value: 3.9 TB/s")
+
+
+def delete_device(root: Path) -> None:
+    (root / MI300X).unlink()
+
+
+def break_entry(root: Path) -> None:
+    edit(root / MINIMAL, "bound_by: memory", "bound_by: memroy")
+
+
+def claim_a_seed_id(root: Path) -> None:
+    # Sorts before the seed it copies, so the full run blames the seed for the duplicate.
+    edit(root / MINIMAL, "id: fixtures/minimal", "id: flops/speculative-draft")
+
+
+@pytest.mark.parametrize(
+    ("mutate", "given", "device"),
+    [
+        (change_bandwidth, H100, "nvidia-h100-sxm"),
+        (delete_device, MI300X, "amd-instinct-mi300x"),
+        (break_entry, MINIMAL, None),
+    ],
+)
+def test_given_files_and_their_dependents_match_a_full_run(
+    base: Path, mutate: Callable[[Path], None], given: str, device: str | None
+) -> None:
+    dependents = naming(base, device) if device else set()
+    mutate(base)
+    shown = {given} | dependents
+
+    result = check(base, [base / given])
+
+    expected = full_run_on(base, shown)
+    assert expected, "the mutation must give the selected files something to report"
+    assert result.diagnostics == expected
+    assert result.entries == len(shown - {H100, MI300X})
+
+
+def test_a_device_edit_reports_every_entry_that_names_it(base: Path) -> None:
+    change_bandwidth(base)
+    result = check(base, [base / H100])
+    assert result.entries == len(naming(base, "nvidia-h100-sxm"))
+    assert {d.path for d in result.diagnostics} <= naming(base, "nvidia-h100-sxm")
+    assert "KB206" in {d.code for d in result.diagnostics}
+
+
+def test_a_device_edit_survives_entries_of_any_shape(base: Path) -> None:
+    odd = base / "entries" / "odd"
+    odd.mkdir()
+    shapes = [
+        "values_for: [{nvidia-h100-sxm: 1}]",
+        "hardware_parameters: nvidia-h100-sxm",
+        "checks: [nvidia-h100-sxm, {devices: {nvidia-h100-sxm: 1}}]",
+        "- nvidia-h100-sxm",
+        "hardware_parameters: [{values_for: [[nvidia-h100-sxm]]}]",
+    ]
+    for index, text in enumerate(shapes):
+        (odd / f"shape-{index}.yaml").write_text(text + "\n", encoding="utf-8")
+    change_bandwidth(base)
+
+    result = check(base, [base / H100])
+
+    assert result.diagnostics == full_run_on(base, {H100} | naming(base, "nvidia-h100-sxm"))
+
+
+def test_an_id_claimed_from_another_file_is_checked_against_it(base: Path) -> None:
+    claim_a_seed_id(base)
+    seed = "entries/flops/speculative-draft.yaml"
+
+    result = check(base, [base / MINIMAL])
+
+    assert result.diagnostics == full_run_on(base, {MINIMAL, seed})
+    # The duplicate is reported on the file that introduces it: the one whose id is not its path.
+    assert [(d.path, d.code) for d in result.diagnostics if d.code == "KB202"] == [
+        (MINIMAL, "KB202")
+    ]
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repository(base: Path) -> Path:
+    git(base, "init", "-q", "-b", "main")
+    git(base, "add", ".")
+    git(base, "commit", "-q", "-m", "base")
+    git(base, "checkout", "-q", "-b", "change")
+    return base
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["check", *args], env={"GITHUB_ACTIONS": ""})
+    return result.exit_code, result.output
+
+
+def test_changed_since_checks_committed_and_uncommitted_changes(repository: Path) -> None:
+    change_bandwidth(repository)
+    git(repository, "commit", "-q", "-am", "faster h100")
+    break_entry(repository)  # not committed
+    added = repository / "entries" / "fixtures" / "added.yaml"
+    shutil.copyfile(repository / MINIMAL, added)  # untracked
+    edit(added, "id: fixtures/minimal", "id: fixtures/added")
+
+    code, output = run("--root", str(repository), "--changed-since", "main")
+
+    shown = {H100, MINIMAL, "entries/fixtures/added.yaml"} | naming(repository, "nvidia-h100-sxm")
+    expected = check(repository, [repository / p for p in sorted(shown)])
+    assert expected.diagnostics == full_run_on(repository, shown)
+    assert code == 1
+    _, listed = run("--root", str(repository), *(str(repository / p) for p in sorted(shown)))
+    assert output == listed
+    assert f"checked {len(shown) - 1} entries" in output.splitlines()[-1]
+
+
+def test_changed_since_with_nothing_changed_checks_nothing(repository: Path) -> None:
+    devices = len(list((repository / "hardware").glob("*.yaml")))
+    assert run("--root", str(repository), "--changed-since", "main") == (
+        0,
+        f"All clear: checked 0 entries against {devices} devices.\n",
+    )
+
+
+def relating(root: Path, entry_id: str) -> set[str]:
+    """Entry files whose related list names `entry_id`, found with a plain YAML load."""
+    found = set()
+    for path in (root / "entries").rglob("*.yaml"):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and any(r["id"] == entry_id for r in data.get("related", [])):
+            found.add(path.relative_to(root).as_posix())
+    return found
+
+
+def test_a_deleted_entry_re_checks_the_entries_that_relate_to_it(repository: Path) -> None:
+    gone = "gemm/decode-weight-gemm"
+    dependents = relating(repository, gone)
+    assert dependents, "the repository's entries relate to this one; pick another if not"
+    (repository / "entries" / f"{gone}.yaml").unlink()
+
+    code, output = run("--root", str(repository), "--changed-since", "main")
+
+    expected = full_run_on(repository, dependents)
+    assert {d.code for d in expected} == {"KB212"}
+    assert code == 1
+    assert output.count(" KB212 ") == len(expected)
+    assert f"checked {len(dependents)} entries" in output.splitlines()[-1]
+
+
+def test_an_edited_entry_re_checks_only_itself(base: Path) -> None:
+    """Related links name entries that exist: editing one changes no other entry's result."""
+    result = check(base, [base / "entries" / "gemm" / "decode-weight-gemm.yaml"])
+    assert result.entries == 1
+
+
+def test_a_missing_entry_given_re_checks_the_entries_that_relate_to_it(base: Path) -> None:
+    given = "entries/gemm/decode-weight-gemm.yaml"
+    dependents = relating(base, "gemm/decode-weight-gemm")
+    (base / given).unlink()
+    result = check(base, [base / given])
+    assert [d for d in result.diagnostics if d.path != given] == full_run_on(base, dependents)
+    assert [d.code for d in result.diagnostics if d.path == given] == [NOT_A_FILE]
+    assert result.entries == len(dependents)
+
+
+def test_a_deleted_entry_is_not_reported_missing(repository: Path) -> None:
+    (repository / MINIMAL).unlink()
+    assert run("--root", str(repository), "--changed-since", "main")[0] == 0
+
+
+@pytest.mark.parametrize("ref", ["no-such-branch", "--output=/tmp/owned", "main:hardware"])
+def test_a_ref_that_is_not_a_commit_is_a_usage_error(repository: Path, ref: str) -> None:
+    code, output = run("--root", str(repository), f"--changed-since={ref}")
+    assert code == 2
+    assert f"'{ref}' is not a commit of the git repository at {repository}" in output
+    assert not Path("/tmp/owned").exists()
+
+
+def test_catalog_from_another_folder(base: Path, tmp_path: Path) -> None:
+    own = tmp_path / "own"
+    shutil.copytree(base / "entries", own / "entries")
+    count = len(list(own.rglob("*.yaml")))
+    devices = len(list((base / "hardware").glob("*.yaml")))
+    for catalog in (base, base / "hardware"):
+        assert run("--root", str(own), "--catalog", str(catalog)) == (
+            0,
+            f"All clear: checked {count} entries against {devices} devices.\n",
+        )
+    code, output = run("--root", str(own))  # no catalog: every named device is unknown
+    assert code == 1
+    assert "KB204 no device 'nvidia-h100-sxm' in hardware/" in output
+
+
+def test_catalog_must_hold_hardware(base: Path, tmp_path: Path) -> None:
+    code, output = run("--root", str(base), "--catalog", str(tmp_path))
+    assert code == 2
+    assert f"{tmp_path} has no hardware/" in output
