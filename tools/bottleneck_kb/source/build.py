@@ -26,7 +26,7 @@ from .problems import (
     Stop,
     stop_at,
 )
-from .scalars import is_key_text, is_text, key_is_text, plain_value
+from .scalars import Problem, is_key_text, is_text, key_is_text, plain_value
 
 _SCALAR = yaml.ScalarNode
 _SEQUENCE = yaml.SequenceNode
@@ -73,6 +73,12 @@ class Builder:
                     if style == "'" or (not style and is_text(text)):
                         items.append(text)
                         continue
+                    if not style:
+                        value, problem = plain_value(text)
+                        if problem is not None:
+                            self._report(problem, item)
+                        items.append(value)
+                        continue
                 items.append(self.value(item, depth + 1))
             return items
         mapping: dict[str, Any] = {}
@@ -100,6 +106,12 @@ class Builder:
                 text, style = value_node.value, value_node.style
                 if style == "'" or (not style and is_text(text)):
                     mapping[key] = text
+                    continue
+                if not style:
+                    value, problem = plain_value(text)
+                    if problem is not None:
+                        self._report(problem, value_node)
+                    mapping[key] = value
                     continue
             mapping[key] = self.value(value_node, depth + 1)
         return mapping
@@ -137,9 +149,13 @@ class Builder:
             return text
         value, problem = plain_value(text)
         if problem is not None:
-            mark = node.start_mark
-            diagnostic = problem.at(self.display, mark.line + 1, mark.column + 1)
-            if problem.severity is Severity.ERROR:
-                raise Stop(diagnostic)
-            self.warnings.append(diagnostic)
+            self._report(problem, node)
         return value
+
+    def _report(self, problem: Problem, node: Any) -> None:
+        """Stop at the plain scalar `node` for an error; note a warning and go on."""
+        mark = node.start_mark
+        diagnostic = problem.at(self.display, mark.line + 1, mark.column + 1)
+        if problem.severity is Severity.ERROR:
+            raise Stop(diagnostic)
+        self.warnings.append(diagnostic)

@@ -3,17 +3,15 @@ reads it, with a warning where YAML 1.1 readers (PyYAML and the CI tools built o
 otherwise. A quoted scalar is text, always.
 
 `is_text` and `is_key_text` are the fast path: the builder takes the text they accept as
-written, without calling the rules. They are compiled patterns, so asking them runs no Python
-frame, and they are built from the rules' own word tables: a text that begins with a letter
-means something other than itself only if it is one of those words, and text that begins
-with anything else is left to the rules. tests/test_scalar_rules.py holds that whatever the
-fast path accepts, the rules return unchanged and without a problem.
+written, without calling the rules. They read the rules' own word table: a text that begins
+with a letter means something other than itself only if it is one of those words, and a text
+that begins with anything else is left to the rules. tests/test_source_scalars.py holds that
+whatever the fast path accepts, the rules return unchanged and without a problem.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,14 +40,16 @@ _YAML11_FLOAT = re.compile(
 _LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")
 _SPECIAL_FLOAT = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
 
-# Not one of the words the rules give a meaning or a warning, up to the end of the text.
-_NOT_A_WORD = "(?!(?:" + "|".join(sorted(map(re.escape, _RESERVED - {""}))) + r")\Z)"
-#: True (a match) for a plain value that is text: it begins with a letter (or a numeric
-#: character that is not a decimal digit, such as '²', which no number rule reads either) and
-#: is not a word of the rules.
-is_text: Callable[[str], object] = re.compile(_NOT_A_WORD + r"[^\W\d_]").match
-#: The same for a plain key, which may also begin with an underscore.
-is_key_text: Callable[[str], object] = re.compile(_NOT_A_WORD + r"[^\W\d]").match
+
+def is_text(text: str) -> bool:
+    """True when the plain value `text` is text as written: it begins with a letter and is not
+    one of the rules' words. The builder takes such a value without calling `plain_value`."""
+    return text[:1].isalpha() and text not in _RESERVED
+
+
+def is_key_text(text: str) -> bool:
+    """The same for a plain key, which may also begin with an underscore."""
+    return (text[:1].isalpha() or text[:1] == "_") and text not in _RESERVED
 
 
 @dataclass(frozen=True, slots=True)
