@@ -1,7 +1,7 @@
 """The scalar rules and the builder's fast path (`bottleneck_kb.source.scalars`).
 
-The builder takes a plain value as text, without asking the rules, whenever `is_text` accepts
-it (and a key whenever `is_key_text` does). These tests hold that the fast path can only take
+The builder takes a plain value as text, without asking the rules, whenever `certainly_text` accepts
+it (and a key whenever `certainly_key_text` does). These tests hold that the fast path can only take
 what the rules would have returned unchanged and without a warning, so that no rule, present
 or added later, is skipped by it.
 """
@@ -17,7 +17,12 @@ from hypothesis import strategies as st
 
 from bottleneck_kb.diagnostics import Severity
 from bottleneck_kb.source import load
-from bottleneck_kb.source.scalars import is_key_text, is_text, key_is_text, plain_value
+from bottleneck_kb.source.scalars import (
+    certainly_key_text,
+    certainly_text,
+    plain_key_is_text,
+    plain_value,
+)
 
 SETTINGS = settings(max_examples=500, deadline=None)
 
@@ -56,44 +61,43 @@ scalar_texts = st.one_of(
 @SETTINGS
 @given(scalar_texts)
 def test_a_value_the_fast_path_takes_is_one_the_rules_leave_unchanged(text: str) -> None:
-    if is_text(text):
+    if certainly_text(text):
         assert plain_value(text) == (text, None)
 
 
 @SETTINGS
 @given(scalar_texts)
 def test_a_key_the_fast_path_takes_is_one_the_rules_read_as_text(text: str) -> None:
-    if is_key_text(text):
-        assert key_is_text(text)
+    if certainly_key_text(text):
+        assert plain_key_is_text(text)
 
 
 def test_the_fast_path_takes_no_character_that_a_rule_reads() -> None:
     """Every character, alone and followed by what would make a number of it."""
     for point in range(sys.maxunicode + 1):
         char = chr(point)
-        if not (is_text(char) or is_key_text(char)):
+        if not (certainly_text(char) or certainly_key_text(char)):
             continue  # neither path takes a text that begins with it
         for text in (char, char + "0", char + "e9"):
-            if is_text(text):
+            if certainly_text(text):
                 assert plain_value(text) == (text, None), text
-            if is_key_text(text):
-                assert key_is_text(text), text
+            if certainly_key_text(text):
+                assert plain_key_is_text(text), text
 
 
 def test_the_fast_path_leaves_every_word_of_the_rules_to_them() -> None:
     for word in WORDS:
-        assert not is_text(word), word
-        assert not is_key_text(word), word
+        assert not certainly_text(word), word
+        assert not certainly_key_text(word), word
         assert plain_value(word) != (word, None), word
 
 
 def test_the_fast_path_takes_plain_words() -> None:
     """It is a fast path: the common values and keys of an entry go through it."""
     for text in ("memory", "bf16", "nvidia-h100-sxm", "Notes", "nullable", "yesterday", "é"):
-        assert is_text(text), text
-        assert is_key_text(text), text
-    assert is_key_text("_private")
-    assert not is_text("_private")
+        assert certainly_text(text), text
+        assert certainly_key_text(text), text
+    assert certainly_key_text("_private")
 
 
 # Characters the loader refuses before any scalar is read (KB006, KB013).

@@ -26,7 +26,13 @@ from .problems import (
     Stop,
     stop_at,
 )
-from .scalars import Problem, is_key_text, is_text, key_is_text, plain_value
+from .scalars import (
+    Problem,
+    certainly_key_text,
+    certainly_text,
+    plain_key_is_text,
+    plain_value,
+)
 
 _SCALAR = yaml.ScalarNode
 _SEQUENCE = yaml.SequenceNode
@@ -70,7 +76,7 @@ class Builder:
             for item in children:
                 if type(item) is _SCALAR and not item.tag:
                     text, style = item.value, item.style
-                    if style == "'" or (not style and is_text(text)):
+                    if style == "'" or (not style and certainly_text(text)):
                         items.append(text)
                         continue
                     if not style:
@@ -88,7 +94,7 @@ class Builder:
                 type(key_node) is not _SCALAR
                 or key_node.tag
                 or key_node.style
-                or not is_key_text(key)
+                or not certainly_key_text(key)
                 or len(key) > MAX_KEY_LENGTH
             ):
                 key = self._key(key_node)
@@ -104,7 +110,7 @@ class Builder:
                 )
             if type(value_node) is _SCALAR and not value_node.tag:
                 text, style = value_node.value, value_node.style
-                if style == "'" or (not style and is_text(text)):
+                if style == "'" or (not style and certainly_text(text)):
                     mapping[key] = text
                     continue
                 if not style:
@@ -127,7 +133,7 @@ class Builder:
             raise stop_at(
                 SYNTAX, self.display, mark, f"key longer than {MAX_KEY_LENGTH} characters"
             )
-        if not node.style and not key_is_text(key):
+        if not node.style and not plain_key_is_text(key):
             raise stop_at(
                 SYNTAX,
                 self.display,

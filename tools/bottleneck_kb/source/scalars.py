@@ -2,11 +2,11 @@
 reads it, with a warning where YAML 1.1 readers (PyYAML and the CI tools built on it) read it
 otherwise. A quoted scalar is text, always.
 
-`is_text` and `is_key_text` are the fast path: the builder takes the text they accept as
-written, without calling the rules. They read the rules' own word table: a text that begins
-with a letter means something other than itself only if it is one of those words, and a text
-that begins with anything else is left to the rules. tests/test_source_scalars.py holds that
-whatever the fast path accepts, the rules return unchanged and without a problem.
+`certainly_text` and `certainly_key_text` are the fast path: the builder takes the text they
+accept as written, without calling the rules. They read the rules' own word table: a text that
+begins with a letter means something other than itself only if it is one of those words, and
+a text that begins with anything else is left to the rules. tests/test_source_scalars.py holds
+that whatever the fast path accepts, the rules return unchanged and without a problem.
 """
 
 from __future__ import annotations
@@ -41,13 +41,13 @@ _LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")
 _SPECIAL_FLOAT = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
 
 
-def is_text(text: str) -> bool:
-    """True when the plain value `text` is text as written: it begins with a letter and is not
-    one of the rules' words. The builder takes such a value without calling `plain_value`."""
+def certainly_text(text: str) -> bool:
+    """True when the plain value `text` is certainly text as written: it begins with a letter
+    and is not one of the rules' words. The builder takes it without calling `plain_value`."""
     return text[:1].isalpha() and text not in _RESERVED
 
 
-def is_key_text(text: str) -> bool:
+def certainly_key_text(text: str) -> bool:
     """The same for a plain key, which may also begin with an underscore."""
     return (text[:1].isalpha() or text[:1] == "_") and text not in _RESERVED
 
@@ -87,7 +87,7 @@ def plain_value(text: str) -> tuple[Any, Problem | None]:
     return text, None
 
 
-def key_is_text(text: str) -> bool:
+def plain_key_is_text(text: str) -> bool:
     """True when a plain key reads as a string: not null, a boolean or a decimal number."""
     if text in _WORDS:
         return False
