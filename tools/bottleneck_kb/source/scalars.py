@@ -12,7 +12,6 @@ that whatever the fast path accepts, the rules return unchanged and without a pr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic, Severity
@@ -52,16 +51,21 @@ def certainly_key_text(text: str) -> bool:
     return (text[:1].isalpha() or text[:1] == "_") and text not in _RESERVED
 
 
-@dataclass(frozen=True, slots=True)
 class Problem:
     """What a rule found in a scalar. The builder says where: an error stops reading, a
-    warning is reported beside the value."""
+    warning is reported beside the value. (A plain class: made a dataclass, it cost more
+    instructions at start-up than the rest of the loader's modules together.)"""
 
-    code: str
-    severity: Severity
-    message: str
-    hint: str
-    fixable: bool = False
+    __slots__ = ("code", "fixable", "hint", "message", "severity")
+
+    def __init__(
+        self, code: str, severity: Severity, message: str, hint: str, fixable: bool = False
+    ) -> None:
+        self.code = code
+        self.severity = severity
+        self.message = message
+        self.hint = hint
+        self.fixable = fixable
 
     def at(self, display: str, line: int, col: int) -> Diagnostic:
         return Diagnostic(
