@@ -1,0 +1,133 @@
+"""The scalar rules and the builder's fast path (`bottleneck_kb.source.scalars`).
+
+The builder takes a plain value as text, without asking the rules, whenever `certainly_text` accepts
+it (and a key whenever `certainly_key_text` does). These tests hold that the fast path can only take
+what the rules would have returned unchanged and without a warning, so that no rule, present
+or added later, is skipped by it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import yaml
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from bottleneck_kb.diagnostics import Severity
+from bottleneck_kb.source import load
+from bottleneck_kb.source.scalars import (
+    certainly_key_text,
+    certainly_text,
+    plain_key_is_text,
+    plain_value,
+)
+
+SETTINGS = settings(max_examples=500, deadline=None)
+
+# Every word YAML 1.2 gives a meaning (null, booleans) and every YAML 1.1 boolean, which the
+# rules keep as text but warn about.
+WORDS = [
+    *("", "~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"),
+    *(w for word in ("yes", "no", "on", "off") for w in (word, word.title(), word.upper())),
+]
+# Pieces from which the rules' cases are made: words, digits, signs, dots, exponents, the
+# prefixes of octal and hexadecimal numbers, infinity and NaN, and characters at the edges of
+# what a letter is ('_', a superscript digit, a Roman numeral, a combining accent).
+PIECES = [
+    *WORDS,
+    *"0123456789",
+    *"+-._eExoXO ",
+    "inf",
+    "Inf",
+    ".nan",
+    "0x",
+    "0o",
+    "1e9",
+    "a",
+    "\u00b2",
+    "\u216b",
+    "\u0301",
+    "\u00e9",
+]
+scalar_texts = st.one_of(
+    st.sampled_from(WORDS),
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join),
+    st.text(min_size=1, max_size=12),
+)
+
+
+@SETTINGS
+@given(scalar_texts)
+def test_a_value_the_fast_path_takes_is_one_the_rules_leave_unchanged(text: str) -> None:
+    if certainly_text(text):
+        assert plain_value(text) == (text, None)
+
+
+@SETTINGS
+@given(scalar_texts)
+def test_a_key_the_fast_path_takes_is_one_the_rules_read_as_text(text: str) -> None:
+    if certainly_key_text(text):
+        assert plain_key_is_text(text)
+
+
+def test_the_fast_path_takes_no_character_that_a_rule_reads() -> None:
+    """Every character, alone and followed by what would make a number of it."""
+    for point in range(sys.maxunicode + 1):
+        char = chr(point)
+        if not (certainly_text(char) or certainly_key_text(char)):
+            continue  # neither path takes a text that begins with it
+        for text in (char, char + "0", char + "e9"):
+            if certainly_text(text):
+                assert plain_value(text) == (text, None), text
+            if certainly_key_text(text):
+                assert plain_key_is_text(text), text
+
+
+def test_the_fast_path_leaves_every_word_of_the_rules_to_them() -> None:
+    for word in WORDS:
+        assert not certainly_text(word), word
+        assert not certainly_key_text(word), word
+        assert plain_value(word) != (word, None), word
+
+
+def test_the_fast_path_takes_plain_words() -> None:
+    """It is a fast path: the common values and keys of an entry go through it."""
+    for text in ("memory", "bf16", "nvidia-h100-sxm", "Notes", "nullable", "yesterday", "é"):
+        assert certainly_text(text), text
+        assert certainly_key_text(text), text
+    assert certainly_key_text("_private")
+
+
+# Characters the loader refuses before any scalar is read (KB006, KB013).
+REFUSED_ANYWHERE = re.compile("[\x85\u200b\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+
+
+@SETTINGS
+@given(scalar_texts)
+def test_a_loaded_value_is_what_the_rules_say(text: str) -> None:
+    """Through `load`, in a mapping and in a list, a plain scalar means what `plain_value`
+    says, with its warning or its error, whichever path the builder took."""
+    assume(not REFUSED_ANYWHERE.search(text))
+    value, problem = plain_value(text)
+    for raw, in_list in ((f"k: {text}\n", False), (f"k:\n  - {text}\n", True)):
+        try:
+            node = yaml.compose(raw, Loader=yaml.CSafeLoader).value[0][1]
+        except (yaml.YAMLError, AttributeError, IndexError):
+            continue  # not a mapping with one key
+        if in_list:
+            node = node.value[0] if type(node) is yaml.SequenceNode and node.value else node
+        if type(node) is not yaml.ScalarNode or node.style or node.value != text:
+            continue  # libyaml read something else than the one plain scalar `text`
+
+        document, diagnostics = load(raw.encode("utf-8"), "generated.yaml")
+
+        codes = [d.code for d in diagnostics]
+        assert codes == ([problem.code] if problem else []), (raw, diagnostics)
+        if problem and problem.severity is Severity.ERROR:
+            assert document is None
+            continue
+        assert document is not None
+        loaded = document.data["k"][0] if in_list else document.data["k"]
+        assert (type(loaded), loaded) == (type(value), value), raw

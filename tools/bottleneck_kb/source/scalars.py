@@ -1,0 +1,171 @@
+"""The scalar rules, in one place: what a plain (unquoted) scalar means, read as YAML 1.2
+reads it, with a warning where YAML 1.1 readers (PyYAML and the CI tools built on it) read it
+otherwise. A quoted scalar is text, always.
+
+`certainly_text` and `certainly_key_text` are the fast path: the builder takes the text they
+accept as written, without calling the rules. They read the rules' own word table: a text that
+begins with a letter means something other than itself only if it is one of those words, and
+a text that begins with anything else is left to the rules. tests/test_source_scalars.py holds
+that whatever the fast path accepts, the rules return unchanged and without a problem.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..diagnostics import Diagnostic, Severity
+from .problems import BAD_NUMBER, MAX_NUMBER_DIGITS, PORTABLE_NUMBER, YAML11_BOOLEAN
+
+#: The words YAML 1.2 (core schema) reads as null and the booleans.
+_WORDS: dict[str, bool | None] = {
+    **dict.fromkeys(("", "~", "null", "Null", "NULL")),
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
+}
+# YAML 1.1 read these as booleans. Single letters (y, n) are left out: they are real symbols.
+_YAML11_BOOLEANS = frozenset(
+    w for word in ("yes", "no", "on", "off") for w in (word, word.title(), word.upper())
+)
+_RESERVED = frozenset(_WORDS) | _YAML11_BOOLEANS
+_INT = re.compile(r"[-+]?[0-9]+")
+_OCT = re.compile(r"0o[0-7]+")
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+# What YAML 1.1 readers (PyYAML, many CI tools) take for a float: a dot, and a signed exponent.
+_YAML11_FLOAT = re.compile(
+    r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+)
+_LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")
+_SPECIAL_FLOAT = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
+
+
+def certainly_text(text: str) -> bool:
+    """True when the plain value `text` is certainly text as written: it begins with a letter
+    and is not one of the rules' words. The builder takes it without calling `plain_value`."""
+    return text[:1].isalpha() and text not in _RESERVED
+
+
+def certainly_key_text(text: str) -> bool:
+    """The same for a plain key, which may also begin with an underscore."""
+    return (text[:1].isalpha() or text[:1] == "_") and text not in _RESERVED
+
+
+class Problem:
+    """What a rule found in a scalar. The builder says where: an error stops reading, a
+    warning is reported beside the value. (A plain class: made a dataclass, it cost more
+    instructions at start-up than the rest of the loader's modules together.)"""
+
+    __slots__ = ("code", "fixable", "hint", "message", "severity")
+
+    def __init__(
+        self, code: str, severity: Severity, message: str, hint: str, fixable: bool = False
+    ) -> None:
+        self.code = code
+        self.severity = severity
+        self.message = message
+        self.hint = hint
+        self.fixable = fixable
+
+    def at(self, display: str, line: int, col: int) -> Diagnostic:
+        return Diagnostic(
+            self.code, self.severity, display, line, col, self.message, self.hint, self.fixable
+        )
+
+
+def plain_value(text: str) -> tuple[Any, Problem | None]:
+    """What the plain scalar `text` means (null, a boolean, a number or the text itself), and
+    what a rule found wrong with it, if anything."""
+    if text in _WORDS:
+        return _WORDS[text], None
+    if text in _YAML11_BOOLEANS:
+        return text, Problem(
+            YAML11_BOOLEAN,
+            Severity.WARNING,
+            f"'{text}' is read as the string \"{text}\", not a boolean (YAML 1.2)",
+            "write true or false for a boolean, or quote the word if you mean text",
+        )
+    first = text[0]
+    if first.isdigit() or first in "+-.":
+        return _number(text)
+    return text, None
+
+
+def plain_key_is_text(text: str) -> bool:
+    """True when a plain key reads as a string: not null, a boolean or a decimal number."""
+    if text in _WORDS:
+        return False
+    if text[0].isalpha() or text[0] == "_":
+        return True
+    return not (_INT.fullmatch(text) or _FLOAT.fullmatch(text))
+
+
+def _number(text: str) -> tuple[Any, Problem | None]:
+    if _SPECIAL_FLOAT.fullmatch(text):
+        return text, _bad_number(
+            f"'{text}' is not a finite number", "infinity and NaN are not allowed"
+        )
+    is_number = _INT.fullmatch(text) or _OCT.fullmatch(text) or _HEX.fullmatch(text)
+    is_float = not is_number and _FLOAT.fullmatch(text)
+    if not (is_number or is_float):
+        return text, None
+    digits = len(text) if len(text) <= MAX_NUMBER_DIGITS else sum(c.isdigit() for c in text)
+    if digits > MAX_NUMBER_DIGITS:
+        return text, _bad_number(
+            f"number with {digits} digits; the limit is {MAX_NUMBER_DIGITS}",
+            "use scientific notation such as 1.28e5",
+        )
+    if _OCT.fullmatch(text):
+        value = int(text[2:], 8)
+        return value, _not_portable(text, value, "a string", "quote it, or write it in decimal")
+    if _HEX.fullmatch(text):
+        return int(text[2:], 16), None
+    if is_number:
+        value = int(text)
+        if not _LEADING_ZERO.fullmatch(text):
+            return value, None
+        elsewhere = (
+            f"the octal number {int(text, 8)}" if set(text) <= set("+-01234567") else "a string"
+        )
+        return value, _not_portable(text, value, elsewhere, "drop the leading zeros")
+    real = float(text)
+    if real in (float("inf"), float("-inf")):
+        return text, _bad_number(
+            f"'{text}' is too large to be a number",
+            "no quantity in this knowledge base is beyond 1e308",
+        )
+    if _YAML11_FLOAT.fullmatch(text):
+        return real, None
+    return real, _not_portable(text, real, "a string", f"write {_portable(text)}")
+
+
+def _bad_number(message: str, hint: str) -> Problem:
+    return Problem(BAD_NUMBER, Severity.ERROR, message, hint)
+
+
+def _not_portable(text: str, value: float, elsewhere: str, hint: str) -> Problem:
+    """A number that YAML 1.1 readers (PyYAML and the tools built on it) read differently:
+    the entry would mean one thing here and another to them."""
+    return Problem(
+        PORTABLE_NUMBER,
+        Severity.WARNING,
+        f"'{text}' is the number {value:g} here (YAML 1.2) but {elsewhere} to YAML 1.1 "
+        "readers such as PyYAML",
+        hint,
+        fixable=True,
+    )
+
+
+def _portable(text: str) -> str:
+    """`1e9` -> `1.0e+9`, `+.5` -> `+0.5`: the same float in a form YAML 1.1 and 1.2 both
+    read as a number (digits before the dot, a dot, a signed exponent)."""
+    mantissa, _, exponent = text.lower().partition("e")
+    sign = mantissa[:1] if mantissa[:1] in ("+", "-") else ""
+    digits = mantissa[len(sign) :]
+    if digits.startswith("."):
+        digits = "0" + digits
+    if "." not in digits:
+        digits += ".0"
+    if exponent and exponent[0] not in "+-":
+        exponent = "+" + exponent
+    return f"{sign}{digits}e{exponent}" if exponent else f"{sign}{digits}"
