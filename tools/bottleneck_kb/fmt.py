@@ -47,17 +47,8 @@ from ruamel.yaml.tokens import CommentToken
 from . import schemas
 from .diagnostics import INTERNAL, Diagnostic, error
 from .kb import ENTRIES, HARDWARE, SUFFIX, discover, display_path, guarded
-from .source import (
-    _LEADING_ZERO,
-    _OCT,
-    _YAML11_FLOAT,
-    MAX_FILE_BYTES,
-    NOT_A_FILE,
-    SYNTAX,
-    load,
-    read_file,
-)
-from .source import _portable as portable_number
+from .source import MAX_FILE_BYTES, NOT_A_FILE, SYNTAX, load, read_file
+from .source.scalars import LEADING_ZERO, OCTAL, YAML11_FLOAT, portable_number
 
 #: Folded prose is wrapped to lines of at most this many columns (a longer word stands alone).
 WIDTH = 100
@@ -270,18 +261,20 @@ class _Representer(RoundTripRepresenter):
 
     def _exact(self, node: Any, data: Any) -> Any:
         text = node.value
-        if not _YAML11_FLOAT.fullmatch(text):
+        if not YAML11_FLOAT.fullmatch(text):
             text = portable_number(text)
         shortest = repr(float(data))
-        if Decimal(text) != Decimal(shortest):
+        # A zero keeps no digits to anchor ruamel's form, which loses one each run
+        # (`-0.000000e+00`, then `-0.00000e+00`): write the shortest form, a fixed point.
+        if Decimal(text) != Decimal(shortest) or float(data) == 0:
             text = portable_number(shortest)
         node.value = text
         return node
 
     def represent_scalar(self, tag: Any, value: Any, style: Any = None, anchor: Any = None) -> Any:
-        if tag == _INT_TAG and _OCT.fullmatch(value):
+        if tag == _INT_TAG and OCTAL.fullmatch(value):
             value = str(int(value[2:], 8))
-        elif tag == _INT_TAG and _LEADING_ZERO.fullmatch(value):
+        elif tag == _INT_TAG and LEADING_ZERO.fullmatch(value):
             value = str(int(value))
         return super().represent_scalar(tag, value, style, anchor)
 

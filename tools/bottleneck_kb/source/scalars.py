@@ -29,14 +29,14 @@ _YAML11_BOOLEANS = frozenset(
 )
 _RESERVED = frozenset(_WORDS) | _YAML11_BOOLEANS
 _INT = re.compile(r"[-+]?[0-9]+")
-_OCT = re.compile(r"0o[0-7]+")
+OCTAL = re.compile(r"0o[0-7]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 # What YAML 1.1 readers (PyYAML, many CI tools) take for a float: a dot, and a signed exponent.
-_YAML11_FLOAT = re.compile(
+YAML11_FLOAT = re.compile(
     r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
 )
-_LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")
+LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")
 _SPECIAL_FLOAT = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
 
 
@@ -105,7 +105,7 @@ def _number(text: str) -> tuple[Any, Problem | None]:
         return text, _bad_number(
             f"'{text}' is not a finite number", "infinity and NaN are not allowed"
         )
-    is_number = _INT.fullmatch(text) or _OCT.fullmatch(text) or _HEX.fullmatch(text)
+    is_number = _INT.fullmatch(text) or OCTAL.fullmatch(text) or _HEX.fullmatch(text)
     is_float = not is_number and _FLOAT.fullmatch(text)
     if not (is_number or is_float):
         return text, None
@@ -115,14 +115,14 @@ def _number(text: str) -> tuple[Any, Problem | None]:
             f"number with {digits} digits; the limit is {MAX_NUMBER_DIGITS}",
             "use scientific notation such as 1.28e5",
         )
-    if _OCT.fullmatch(text):
+    if OCTAL.fullmatch(text):
         value = int(text[2:], 8)
         return value, _not_portable(text, value, "a string", "quote it, or write it in decimal")
     if _HEX.fullmatch(text):
         return int(text[2:], 16), None
     if is_number:
         value = int(text)
-        if not _LEADING_ZERO.fullmatch(text):
+        if not LEADING_ZERO.fullmatch(text):
             return value, None
         elsewhere = (
             f"the octal number {int(text, 8)}" if set(text) <= set("+-01234567") else "a string"
@@ -134,9 +134,9 @@ def _number(text: str) -> tuple[Any, Problem | None]:
             f"'{text}' is too large to be a number",
             "no quantity in this knowledge base is beyond 1e308",
         )
-    if _YAML11_FLOAT.fullmatch(text):
+    if YAML11_FLOAT.fullmatch(text):
         return real, None
-    return real, _not_portable(text, real, "a string", f"write {_portable(text)}")
+    return real, _not_portable(text, real, "a string", f"write {portable_number(text)}")
 
 
 def _bad_number(message: str, hint: str) -> Problem:
@@ -156,7 +156,7 @@ def _not_portable(text: str, value: float, elsewhere: str, hint: str) -> Problem
     )
 
 
-def _portable(text: str) -> str:
+def portable_number(text: str) -> str:
     """`1e9` -> `1.0e+9`, `+.5` -> `+0.5`: the same float in a form YAML 1.1 and 1.2 both
     read as a number (digits before the dot, a dot, a signed exponent)."""
     mantissa, _, exponent = text.lower().partition("e")
