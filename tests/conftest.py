@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -35,14 +36,22 @@ def read_expected(path: Path) -> list[tuple[int, int, str, str | None]]:
     return expected
 
 
-def write_example(root: Path, rule: Rule, example: str) -> list[str]:
-    """Write `example` into the knowledge base at `root` as rule documentation and one-rule
-    fixtures are written: raw text for codes found while reading YAML (module `source`), else
-    merge patches onto the minimal entry (or device), one file per `---`-separated document,
-    a first line `# file: PATH` naming the path (`PATH -> TARGET` makes a symlink) and
-    `# encoding: NAME` the bytes' encoding. Returns the paths written, relative to `root`."""
-    (root / "entries" / "fixtures" / "minimal.yaml").unlink()
-    written = []
+class ExampleFile(NamedTuple):
+    """One file of a rule example or one-rule fixture: its path relative to the knowledge
+    base's root, and its bytes, or the target it is a symlink to."""
+
+    path: str
+    data: bytes
+    link_to: str | None
+
+
+def example_files(rule: Rule, example: str) -> list[ExampleFile]:
+    """The files `example` stands for, as rule documentation and one-rule fixtures are read:
+    raw text for codes found while reading YAML (module `source`), else merge patches onto the
+    minimal entry (or device), one file per `---`-separated document, a first line
+    `# file: PATH` naming the path (`PATH -> TARGET` makes a symlink) and `# encoding: NAME`
+    the bytes' encoding."""
+    files = []
     for document in example.split("\n---\n"):
         lines = document.splitlines()
         path, target, encoding = None, None, "utf-8"
@@ -53,15 +62,24 @@ def write_example(root: Path, rule: Rule, example: str) -> list[str]:
             else:
                 encoding = value
         device = (path or "").startswith("hardware/") or rule.scope is Scope.DEVICE
-        text = "\n".join(lines) + "\n"
+        text = "\n".join(lines) + "\n" if lines else ""  # an empty file stays empty
         if rule.module != "source":
             text = patched(MINIMAL_DEVICE if device else MINIMAL_ENTRY, text)
         default = "hardware/fixture-device.yaml" if device else "entries/fixtures/minimal.yaml"
-        file = root / (path or default)
+        files.append(ExampleFile(path or default, text.encode(encoding), target or None))
+    return files
+
+
+def write_example(root: Path, rule: Rule, example: str) -> list[str]:
+    """Write `example` (see `example_files`) into the knowledge base at `root`, in place of
+    its minimal entry. Returns the paths written, relative to `root`."""
+    (root / "entries" / "fixtures" / "minimal.yaml").unlink()
+    files = example_files(rule, example)
+    for written in files:
+        file = root / written.path
         file.parent.mkdir(parents=True, exist_ok=True)
-        if target:
-            os.symlink(target, file)
+        if written.link_to:
+            os.symlink(written.link_to, file)
         else:
-            file.write_bytes(text.encode(encoding))
-        written.append(path or default)
-    return written
+            file.write_bytes(written.data)
+    return [written.path for written in files]
