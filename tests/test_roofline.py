@@ -8,7 +8,7 @@ import pytest
 
 from bottleneck_kb.evaluation import crossover, evaluate_entry
 from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.roofline import EvaluationError, evaluate, parse_formulas
+from bottleneck_kb.roofline import Basis, EvaluationError, evaluate, parse_formulas
 
 from .conftest import REPOSITORY
 
@@ -125,7 +125,7 @@ def test_symbolic_intensity_of_the_draft_pass_is_k(kb: KnowledgeBase) -> None:
     evaluation = evaluate_entry(entry, kb.catalog.devices)
     assert evaluation.intensity is not None and evaluation.intensity.text == "k"
     assert all(c.passed for c in evaluation.checks)
-    assert len(evaluation.checks) == 2
+    assert len(evaluation.checks) == sum(len(check.devices) for check in entry.checks)
 
 
 def test_every_check_of_the_seed_entries_passes(kb: KnowledgeBase) -> None:
@@ -173,3 +173,40 @@ def test_devices_without_the_dtype_are_skipped_and_named(kb: KnowledgeBase) -> N
     assert [s.device for s in evaluation.skipped] == lacking
     assert {s.reason for s in evaluation.skipped} <= {"no dense fp4 peak in the catalog"}
     assert [r.device for r in evaluation.results] == sorted(set(kb.catalog.devices) - set(lacking))
+
+
+def test_measured_and_derated_figures_say_so(kb: KnowledgeBase) -> None:
+    """Measured figures where the catalog has them (never derated: they are achieved
+    values); datasheet figures times the typical achieved fraction when derated."""
+    entry, _ = _setup(kb, DRAFT)
+    devices = kb.catalog.devices
+    with_measured = sorted(d.id for d in devices.values() if "memory_bandwidth" in d.measured)
+    assert with_measured, "the catalog has a measured memory bandwidth somewhere"
+    device = devices[with_measured[0]]
+    measured = evaluate_entry(entry, devices, [device.id], basis=Basis(measured=True))
+    result = measured.results[0]
+    assert result.bandwidth == device.measured["memory_bandwidth"].value
+    assert result.basis == {"peak_flops": "datasheet", "memory_bandwidth": "measured"}
+    derated = [d for d in devices.values() if "memory_bandwidth" in d.achieved_fraction]
+    assert derated
+    target = derated[0]
+    found = evaluate_entry(entry, devices, [target.id], basis=Basis(derated=True)).results[0]
+    fraction = target.achieved_fraction["memory_bandwidth"]
+    assert found.bandwidth == target.memory_bandwidth * fraction
+    assert found.basis["memory_bandwidth"] == "datasheet, derated"
+    plain = evaluate_entry(entry, devices, [target.id]).results[0]
+    assert plain.basis == {"peak_flops": "datasheet", "memory_bandwidth": "datasheet"}
+
+
+def test_the_whole_catalog_is_sorted_by_lower_bound_and_verdicts_grouped(
+    kb: KnowledgeBase,
+) -> None:
+    entry, _ = _setup(kb, LM_HEAD)
+    evaluation = evaluate_entry(entry, kb.catalog.devices, overrides={"B": 64}, symbolic=False)
+    times = [r.time for r in evaluation.results]
+    assert times == sorted(times)
+    grouped = evaluation.verdicts
+    assert sorted(d for found in grouped.values() for d in found) == sorted(
+        r.device for r in evaluation.results
+    )
+    assert all(r.device in grouped[r.verdict] for r in evaluation.results)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .formula import Formula
 
@@ -104,7 +105,9 @@ def _opaque(*inside: ast.AST) -> Cost:
     return Cost(1, 1)
 
 
+@lru_cache(maxsize=4096)
 def cost(formula: Formula) -> Cost:
+    """Cached: formulas recur across entries, and a Formula compares by its text."""
     return _cost(formula.tree)
 
 

@@ -18,7 +18,9 @@ from click.decorators import FC
 if TYPE_CHECKING:
     from .errors import KBError
 
-from .report import CHECK, EVALUATION, HARDWARE, formats
+#: The kinds of result that commands report (`report.CHECK` ...), spelt here so that
+#: `kb --help` need not import the reporters.
+CHECK, EVALUATION, HARDWARE = "check", "eval", "hardware"
 
 
 def _is_root(folder: Path) -> bool:
@@ -52,16 +54,34 @@ def _root_option(function: click.decorators.FC) -> click.decorators.FC:
     )(function)
 
 
-def _format_option(kind: str, default: str | None = None) -> Callable[[FC], FC]:
-    """--format, offering every format the reporter registry holds for results of `kind`."""
-    choices = formats(kind)
+class _Formats(click.Choice):  # type: ignore[type-arg]
+    """The formats the reporter registry holds for one kind of result, read when first asked
+    for (parsing or help), so that `kb --help` does not import the reporters."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__([])
+        self.kind = kind
+
+    @property  # type: ignore[override]
+    def choices(self) -> list[str]:
+        from .report import formats
+
+        return formats(self.kind)
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass
+
+
+def _format_option(kind: str, default: str | None, said: str | None = None) -> Callable[[FC], FC]:
+    """--format, offering every format the reporter registry holds for results of `kind`;
+    `said` describes a default that depends on the environment."""
     return click.option(
         "--format",
         "output_format",
-        type=click.Choice(choices),
-        default=None if default else choices[0],
-        show_default=default is None,
-        help=f"Output format [default: {default}]." if default else "Output format.",
+        type=_Formats(kind),
+        default=default,
+        help=f"Output format [default: {said or default}].",
     )
 
 
@@ -105,7 +125,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@_format_option(CHECK, "github when GITHUB_ACTIONS is set, else text")
+@_format_option(CHECK, None, "github when GITHUB_ACTIONS is set, else text")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
 @click.option(
     "--select",
@@ -191,12 +211,26 @@ def _parse_assignments(values: tuple[str, ...]) -> dict[str, float]:
     metavar="SYMBOL=VALUE",
     help="Set a symbol to a value within its range (repeatable) [default: its typical value].",
 )
-@_format_option(EVALUATION)
+@click.option(
+    "--basis",
+    type=click.Choice(["datasheet", "measured"]),
+    default="datasheet",
+    show_default=True,
+    help="Device figures: the datasheet's, or measured ones where the catalog has them.",
+)
+@click.option(
+    "--derated",
+    is_flag=True,
+    help="Apply each device's typical achieved fraction of peak, where the catalog has one.",
+)
+@_format_option(EVALUATION, "table")
 @_root_option
 def eval_command(
     entry_id: str,
     devices: tuple[str, ...],
     assignments: tuple[str, ...],
+    basis: str,
+    derated: bool,
     output_format: str,
     root: Path | None,
 ) -> None:
@@ -205,6 +239,7 @@ def eval_command(
     from .evaluation import evaluate_entry
     from .kb import KnowledgeBase
     from .report import render
+    from .roofline import Basis
 
     overrides = _parse_assignments(assignments)
     base = _root(root)
@@ -214,12 +249,13 @@ def eval_command(
         for d in kb.diagnostics:
             click.echo(located_line(d), err=True)
         raise click.ClickException(f"cannot evaluate '{entry_id}': run kb check")
-    evaluation = evaluate_entry(entry, kb.catalog.devices, devices, overrides)
+    figures = Basis(measured=basis == "measured", derated=derated)
+    evaluation = evaluate_entry(entry, kb.catalog.devices, devices, overrides, basis=figures)
     click.echo(render(EVALUATION, output_format, evaluation), nl=False)
 
 
 @main.command()
-@_format_option(HARDWARE)
+@_format_option(HARDWARE, "table")
 @_root_option
 def hardware(output_format: str, root: Path | None) -> None:
     """List the devices of the catalog with their ridge point per dtype."""

@@ -14,6 +14,8 @@ from .errors import BadRequest, KBError
 from .model import Check, Device, Entry
 from .numbers import format_seconds, number
 from .roofline import (
+    DATASHEET,
+    Basis,
     EvaluationError,
     Formulas,
     Result,
@@ -84,6 +86,14 @@ class EntryEvaluation:
     checks: list[CheckOutcome] = field(default_factory=list)
 
     @property
+    def verdicts(self) -> dict[str, list[str]]:
+        """The devices by verdict: more than one key when the verdict differs between them."""
+        found: dict[str, list[str]] = {}
+        for result in self.results:
+            found.setdefault(result.verdict, []).append(result.device)
+        return found
+
+    @property
     def assignment(self) -> str:
         """`B=1, k=4`: the values of the symbols the formulas use."""
         return describe(self.values, self.formulas)
@@ -139,10 +149,12 @@ def evaluate_entry(
     on: Sequence[str] = (),
     overrides: Mapping[str, float] | None = None,
     *,
+    basis: Basis = DATASHEET,
     symbolic: bool = True,
 ) -> EntryEvaluation:
-    """Everything `kb eval` shows. Raises KBError (EvaluationError for a formula that cannot
-    be evaluated) with a message and, where known, the place in the entry."""
+    """Everything `kb eval` shows, on the device figures `basis` picks (checks are judged on
+    the datasheet's whatever it is). Raises KBError (EvaluationError for a formula that
+    cannot be evaluated) with a message and, where known, the place in the entry."""
     overrides = dict(overrides or {})
     check_overrides(entry, overrides)
     formulas, problems = parse_formulas(entry)
@@ -150,14 +162,19 @@ def evaluate_entry(
         first = problems[0]
         raise KBError(first.message, first.hint, first.path, first.line, first.col)
     devices, skipped = select_devices(entry, catalog, on)
-    results = [evaluate(entry, formulas, device, overrides) for device in devices]
+    results = [evaluate(entry, formulas, device, overrides, basis=basis) for device in devices]
+    if not on:  # the whole catalog: fastest first, which is what a reader choosing looks for
+        order = sorted(range(len(results)), key=lambda i: (results[i].time, results[i].device))
+        results = [results[i] for i in order]
+        devices = [devices[i] for i in order]
     crossovers = {
         device.id: [
             found
             for symbol in entry.scales_with
             if symbol.symbol in formulas.symbols
             and symbol.symbol not in overrides
-            and (found := crossover(entry, formulas, device, symbol.symbol, overrides)) is not None
+            and (found := crossover(entry, formulas, device, symbol.symbol, overrides, basis))
+            is not None
         ]
         for device in devices
     }
@@ -165,7 +182,10 @@ def evaluate_entry(
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is None:
             continue
-        modeled = {d.id: evaluate(entry, formulas, d, overrides, workaround=index) for d in devices}
+        modeled = {
+            d.id: evaluate(entry, formulas, d, overrides, workaround=index, basis=basis)
+            for d in devices
+        }
         effects.append(
             WorkaroundEffect(
                 workaround.title,
@@ -211,6 +231,7 @@ def crossover(
     device: Device,
     symbol: str,
     overrides: Mapping[str, float] | None = None,
+    basis: Basis = DATASHEET,
 ) -> Crossover | None:
     """Where the verdict on `device` flips as `symbol` sweeps its declared range, holding the
     rest at their typical (or overridden) values. None when the symbol has no range."""
@@ -221,7 +242,7 @@ def crossover(
     base = dict(overrides or {})
 
     def verdict_at(x: float) -> str:
-        return evaluate(entry, formulas, device, {**base, symbol: x}).verdict
+        return evaluate(entry, formulas, device, {**base, symbol: x}, basis=basis).verdict
 
     points = sweep(lo, hi)
     first = verdict_at(points[0])

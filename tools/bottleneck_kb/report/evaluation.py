@@ -23,6 +23,7 @@ def result_data(result: Result) -> dict[str, Any]:
         "peak_flops": result.peak,
         "memory_bandwidth": result.bandwidth,
         "ridge": result.ridge,
+        "basis": dict(result.basis),
         "verdict": result.verdict,
         "times": result.times,
         "compute_time": result.compute_time,
@@ -42,6 +43,7 @@ def evaluation_data(evaluation: EntryEvaluation) -> dict[str, Any]:
         "intensity_latex": rendered.latex if rendered else None,
         "intensity_mathml": rendered.mathml if rendered else None,
         "results": [result_data(r) for r in evaluation.results],
+        "verdicts": evaluation.verdicts,
         "skipped": [{"device": s.device, "reason": s.reason} for s in evaluation.skipped],
         "crossovers": {
             device: [
@@ -106,6 +108,17 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
             for r in evaluation.results
         ],
     )
+    verdicts = evaluation.verdicts
+    if len(verdicts) > 1:
+        out += ["", "The verdict differs between devices:"]
+        out += [f"  {verdict}: {', '.join(devices)}" for verdict, devices in verdicts.items()]
+    other = [
+        f"{r.device}: " + ", ".join(f"{name} {said}" for name, said in r.basis.items())
+        for r in evaluation.results
+        if set(r.basis.values()) != {"datasheet"}
+    ]
+    if other:
+        out += ["", "Device figures other than the datasheet's:", *(f"  {o}" for o in other)]
     for skipped in evaluation.skipped:
         out.append(f"{skipped.device}: skipped, {skipped.reason}")
     out += ["", "Crossovers (where the verdict flips as one symbol sweeps its range):"]
