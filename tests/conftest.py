@@ -16,12 +16,24 @@ FIXTURES = Path(__file__).parent / "fixtures"
 REPOSITORY = Path(__file__).resolve().parents[1]
 
 
+#: Where the fixture knowledge base holds the minimal entry.
+MINIMAL_PATH = "entries/fixtures/minimal.yaml"
+
+
+def fixture_kb(root: Path) -> Path:
+    """A knowledge base at `root`: the devices of tests/fixtures/kb and the minimal entry of
+    rules/examples.py (written from there, so that a key the schema starts to require is
+    one edit)."""
+    shutil.copytree(FIXTURES / "kb", root)
+    (root / MINIMAL_PATH).parent.mkdir(parents=True, exist_ok=True)
+    (root / MINIMAL_PATH).write_text(MINIMAL_ENTRY, encoding="utf-8")
+    return root
+
+
 @pytest.fixture
 def kb_root(tmp_path: Path) -> Path:
-    """A fresh copy of tests/fixtures/kb: two devices and one minimal entry."""
-    root = tmp_path / "kb"
-    shutil.copytree(FIXTURES / "kb", root)
-    return root
+    """A fresh fixture knowledge base: two devices and the minimal entry."""
+    return fixture_kb(tmp_path / "kb")
 
 
 def read_expected(path: Path) -> list[tuple[int, int, str, str | None]]:
@@ -65,7 +77,7 @@ def example_files(rule: Rule, example: str) -> list[ExampleFile]:
         text = "\n".join(lines) + "\n" if lines else ""  # an empty file stays empty
         if rule.module != "source":
             text = patched(MINIMAL_DEVICE if device else MINIMAL_ENTRY, text)
-        default = "hardware/fixture-device.yaml" if device else "entries/fixtures/minimal.yaml"
+        default = "hardware/fixture-device.yaml" if device else MINIMAL_PATH
         files.append(ExampleFile(path or default, text.encode(encoding), target or None))
     return files
 
@@ -73,7 +85,7 @@ def example_files(rule: Rule, example: str) -> list[ExampleFile]:
 def write_example(root: Path, rule: Rule, example: str) -> list[str]:
     """Write `example` (see `example_files`) into the knowledge base at `root`, in place of
     its minimal entry. Returns the paths written, relative to `root`."""
-    (root / "entries" / "fixtures" / "minimal.yaml").unlink()
+    (root / MINIMAL_PATH).unlink()
     files = example_files(rule, example)
     for written in files:
         file = root / written.path
