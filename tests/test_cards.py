@@ -143,7 +143,7 @@ def test_the_model_reads_every_new_field_with_its_location(tmp_path: Path) -> No
     assert entry is not None
     latency = entry.intensity.latency
     assert latency is not None
-    assert latency.text == "k * launch_latency"
+    assert latency.text == "k * t_l"
     assert latency.where.pointer == ("arithmetic_intensity", "latency")
     assert entry.intensity.interconnect_bytes is not None
     assert entry.intensity.footprint is not None

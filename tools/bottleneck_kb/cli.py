@@ -100,8 +100,10 @@ class _Commands(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except Exception as exc:  # the point is to catch what nobody foresaw
+            from .diagnostics import one_line
+
             click.echo(
-                f"kb: internal error: {type(exc).__name__}: {exc}\n"
+                f"kb: internal error: {type(exc).__name__}: {one_line(str(exc))}\n"
                 "    this is a bug in kb; please report it with the command and files",
                 err=True,
             )
@@ -109,12 +111,12 @@ class _Commands(click.Group):
 
 
 def _error_text(exc: KBError) -> str:
-    from .diagnostics import printable
+    from .diagnostics import one_line
 
     location = exc.location()
     where = "{}:{}:{}: ".format(*location) if location else ""
-    hint = f"\n    hint: {exc.hint}" if exc.hint else ""
-    return printable(f"Error: {where}{exc.message}{hint}")
+    hint = f"\n    hint: {one_line(exc.hint)}" if exc.hint else ""
+    return f"Error: {one_line(where + exc.message)}{hint}"
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

@@ -52,7 +52,7 @@ import inspect
 import pkgutil
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -185,6 +185,10 @@ class Context:
     devices: Mapping[str, Device]
     formulas: Formulas | None = None
     formula_problems: tuple[Diagnostic, ...] = ()
+    #: The devices with every figure the entry's formulas read, found once for its rules.
+    runnable: tuple[Device, ...] = ()
+    #: Device id -> the file of hardware/ that would define it but has errors (Catalog.broken).
+    broken_devices: Mapping[str, str] = field(default_factory=dict)
     #: For knowledge-base checks: the id of every file of entries/, checked this run or not
     #: (an id is its path), so that a check of a few files still resolves links to the rest.
     entry_ids: frozenset[str] = frozenset()

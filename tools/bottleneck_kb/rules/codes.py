@@ -21,6 +21,7 @@ KB011  not-a-file                   source
 KB012  bad-number                   source
 KB013  control-character            source
 KB014  portable-number              source
+KB019  not-read                     kb
 KB101  missing-key                  schemas
 KB102  unknown-key                  schemas
 KB103  not-allowed                  schemas
