@@ -29,13 +29,21 @@ PARALLEL_THRESHOLD = 400
 Selection = frozenset[str] | None
 
 
-def check_entry(entry: Entry, catalog: Catalog, select: Selection = None) -> list[Diagnostic]:
-    """Every entry-scope rule (or the selected ones) on one typed entry."""
+def check_entry(
+    entry: Entry, catalog: Catalog, select: Selection = None, root: Path | None = None
+) -> list[Diagnostic]:
+    """Every entry-scope rule (or the selected ones) on one typed entry (of the knowledge
+    base at `root`)."""
     formulas, problems = parse_formulas(entry)
     devices = catalog.devices.values()
     able = () if formulas is None else tuple(runnable(entry, formulas, devices))
     context = Context(
-        catalog.devices, formulas, tuple(problems), able, broken_devices=catalog.broken
+        catalog.devices,
+        formulas,
+        tuple(problems),
+        able,
+        broken_devices=catalog.broken,
+        root=root,
     )
     found: list[Diagnostic] = []
     for rule in rules_for(Scope.ENTRY, select):
@@ -50,7 +58,7 @@ def _check_file(
         entry, problems = read_entry(path, root)
         if entry is None:
             return None, problems
-        return summarize(entry), problems + check_entry(entry, catalog, select)
+        return summarize(entry), problems + check_entry(entry, catalog, select, root)
 
     summary, found = guarded(read_and_check, path, root)
     return found, summary
@@ -105,7 +113,7 @@ def check(
     catalog = Catalog.load(root)
     diagnostics = list(catalog.diagnostics)
     devices = catalog.devices
-    device_context = Context(devices)
+    device_context = Context(devices, root=root)
     for device in [*devices.values(), *catalog.duplicates]:
         for rule in rules_for(Scope.DEVICE, select):
             diagnostics.extend(rule.run(device, device_context))

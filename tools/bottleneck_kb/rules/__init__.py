@@ -54,6 +54,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Severity
@@ -179,8 +180,9 @@ def rules_for(scope: Scope, select: Iterable[str] | None = None) -> list[Rule]:
 
 @dataclass(frozen=True)
 class Context:
-    """What a check may consult besides its subject: the catalog, and (for entry checks) the
-    entry's formulas, parsed once for all the checks that need them."""
+    """What a check may consult besides its subject: the catalog, (for entry checks) the
+    entry's formulas, parsed once for all the checks that need them, and the knowledge base's
+    root folder when there is one."""
 
     devices: Mapping[str, Device]
     formulas: Formulas | None = None
@@ -192,6 +194,7 @@ class Context:
     #: For knowledge-base checks: the id of every file of entries/, checked this run or not
     #: (an id is its path), so that a check of a few files still resolves links to the rest.
     entry_ids: frozenset[str] = frozenset()
+    root: Path | None = None
 
 
 def _import_all() -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import difflib
 import json
+import posixpath
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
@@ -47,6 +49,22 @@ def schema(kind: str) -> dict[str, Any]:
     text = resources.files(__package__).joinpath(f"{kind}.schema.json").read_text("utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
+
+
+def schema_line(root: Path, relative_path: str, kind: str) -> str | None:
+    """The first line a file of `kind` at `relative_path` ('/'-separated, from `root`) carries:
+    editors (yaml-language-server) find the file's schema by it, in the root's schema/ folder.
+    None when the knowledge base publishes no schema/ folder (one kept outside this
+    repository), since no relative path leads to one. `kb fmt` and `kb new` write the line;
+    `kb check` asks for it."""
+    if not _publishes(root, kind):
+        return None
+    target = posixpath.relpath(f"schema/{kind}.schema.json", posixpath.dirname(relative_path))
+    return f"# yaml-language-server: $schema={target}"
+
+
+def _publishes(root: Path, kind: str) -> bool:
+    return (root / "schema" / f"{kind}.schema.json").is_file()
 
 
 @cache
