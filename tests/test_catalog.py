@@ -4,7 +4,6 @@ and the catalog's devices are the ones the issue lists, each clean under every r
 from __future__ import annotations
 
 import copy
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,10 +16,11 @@ from bottleneck_kb.diagnostics import Severity
 from bottleneck_kb.kb import Catalog
 from bottleneck_kb.model import Device, build_device
 from bottleneck_kb.quantity import Dimension
+from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.catalog import DTYPE_ORDER, LOOKS_SPARSE
 from bottleneck_kb.source import load
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, write_example
 
 SOURCES = """\
 sources:
@@ -192,22 +192,22 @@ def test_adding_a_dtype_to_the_schema_needs_no_python_change(
             cached.cache_clear()
 
 
+SPARSE_FP8 = FIXTURES / "rules" / LOOKS_SPARSE / "sparse-fp8.yaml"
+
+
 def test_a_note_silences_the_sparse_warning(kb_root: Path) -> None:
-    fixture = (FIXTURES / "invalid-hardware" / "sparse-fp8.yaml").read_text(encoding="utf-8")
+    fixture = SPARSE_FP8.read_text(encoding="utf-8")
     noted = fixture.replace(
-        "fp8: {value: 3957.8 TFLOP/s, source: klockwood-h100}",
-        "fp8: {value: 3957.8 TFLOP/s, source: klockwood-h100, note: dense on this part}",
+        "fp8: {value: 3957.8 TFLOP/s}", "fp8: {value: 3957.8 TFLOP/s, note: dense}"
     )
     assert noted != fixture
-    (kb_root / "hardware" / "sparse-fp8.yaml").write_text(noted, encoding="utf-8")
+    write_example(kb_root, REGISTRY[LOOKS_SPARSE], noted)
 
     assert check(kb_root).diagnostics == []
 
 
 def test_a_sparse_figure_is_a_warning_that_names_it(kb_root: Path) -> None:
-    shutil.copyfile(
-        FIXTURES / "invalid-hardware" / "sparse-fp8.yaml", kb_root / "hardware" / "sparse-fp8.yaml"
-    )
+    write_example(kb_root, REGISTRY[LOOKS_SPARSE], SPARSE_FP8.read_text(encoding="utf-8"))
 
     [found] = check(kb_root).diagnostics
     assert (found.code, found.severity) == (LOOKS_SPARSE, Severity.WARNING)

@@ -12,9 +12,11 @@ from bottleneck_kb.check import check
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
 from bottleneck_kb.roofline import check_failures, evaluate, parse_formulas
+from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.references import arxiv_year
+from bottleneck_kb.source import load
 
-from .conftest import FIXTURES, REPOSITORY
+from .conftest import FIXTURES, REPOSITORY, write_example
 
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
 SLIMSPEC = "2605.10453"
@@ -46,19 +48,18 @@ def test_arxiv_year_is_the_ids_yymm(arxiv: str, year: int) -> None:
 
 
 def test_year_fixture_gives_the_full_diagnostic(kb_root: Path) -> None:
-    shutil.copyfile(
-        FIXTURES / "invalid" / "reference-year.yaml",
-        kb_root / "entries" / "fixtures" / "reference-year.yaml",
-    )
+    fixture = FIXTURES / "rules" / "KB220" / "reference-year.yaml"
+    [path] = write_example(kb_root, REGISTRY["KB220"], fixture.read_text(encoding="utf-8"))
+    document, _ = load((kb_root / path).read_bytes(), path)
+    assert document is not None
 
     result = check(kb_root)
 
     found = [(d.path, d.line, d.col, d.code, d.message, d.hint) for d in result.diagnostics]
     assert found == [
         (
-            "entries/fixtures/reference-year.yaml",
-            28,
-            11,
+            path,
+            *document.value_at(("references", 0, "year")),
             "KB220",
             "year 2024 disagrees with arXiv 2302.01318, submitted in 2023",
             "write year: 2023; to cite a later journal version, give its url instead of the "

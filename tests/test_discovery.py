@@ -13,17 +13,17 @@ from click.testing import CliRunner
 
 from bottleneck_kb.check import check
 from bottleneck_kb.cli import main
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 
 from .conftest import FIXTURES
 
 HERE = "entries/fixtures"
-MINIMAL = FIXTURES / "kb" / HERE / "minimal.yaml"
 H100 = FIXTURES / "kb" / "hardware" / "nvidia-h100-sxm.yaml"
 LINK = "commit the files themselves"
 
 
 def entry_text(entry_id: str) -> str:
-    return MINIMAL.read_text(encoding="utf-8").replace("fixtures/minimal", entry_id, 1)
+    return MINIMAL_ENTRY.replace("fixtures/minimal", entry_id, 1)
 
 
 def found(root: Path, *paths: Path) -> tuple[list[tuple[str, str, str, str | None]], int, int]:

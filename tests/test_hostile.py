@@ -26,12 +26,12 @@ from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic, error
 from bottleneck_kb.model import Entry
 from bottleneck_kb.results import CheckResult
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.source import MAX_FILE_BYTES
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, fixture_kb
 
 HERE = "entries/fixtures"
-MINIMAL = FIXTURES / "kb" / HERE / "minimal.yaml"
 HOSTILE = sorted((FIXTURES / "hostile").glob("*.yaml"))
 # C0 and C1 controls except tab and newline: none may reach a terminal raw.
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -65,9 +65,7 @@ Setup = Callable[[Path, Path], list[Expected]]
 
 def entry_text(name: str) -> str:
     """The minimal valid entry, with the id that matches entries/fixtures/<name>.yaml."""
-    return MINIMAL.read_text(encoding="utf-8").replace(
-        "id: fixtures/minimal", f"id: fixtures/{name}", 1
-    )
+    return MINIMAL_ENTRY.replace("id: fixtures/minimal", f"id: fixtures/{name}", 1)
 
 
 def entry_of_size(name: str, size: int) -> bytes:
@@ -315,8 +313,7 @@ def run_cli(root: Path, output_format: str = "text") -> tuple[Result, float]:
 @pytest.fixture(scope="module")
 def warm_cli(tmp_path_factory: pytest.TempPathFactory) -> None:
     """One run on a clean base, so that timed runs do not pay for first imports."""
-    root = tmp_path_factory.mktemp("warm") / "kb"
-    shutil.copytree(FIXTURES / "kb", root)
+    root = fixture_kb(tmp_path_factory.mktemp("warm") / "kb")
     result, _ = run_cli(root)
     assert result.exit_code == 0, result.output
 

@@ -15,7 +15,7 @@ from bottleneck_kb.report import CHECK, EVALUATION, HARDWARE, formats
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 
-from .conftest import FIXTURES, write_example
+from .conftest import FIXTURES, MINIMAL_PATH, write_example
 
 WHOLE = sorted((FIXTURES / "hostile").glob("*.yaml")) + sorted((FIXTURES / "valid").glob("*.yaml"))
 ONE_RULE = sorted((FIXTURES / "rules").glob("*/*.yaml"))
@@ -58,7 +58,7 @@ def test_whole_fixtures_through_every_command(fixture: Path, kb_root: Path) -> N
 def test_one_rule_fixtures_through_every_command(case: Path, kb_root: Path) -> None:
     written = write_example(kb_root, REGISTRY[case.parent.name], case.read_text("utf-8"))
     entry = next((p for p in written if p.startswith("entries/")), None)
-    if entry is None:  # a case of devices only: the knowledge base keeps its minimal entry
-        entry = "entries/fixtures/minimal.yaml"
+    if entry is None:  # a device fixture: evaluate the minimal entry on it
+        entry = MINIMAL_PATH
         (kb_root / entry).write_text(MINIMAL_ENTRY, encoding="utf-8")
     _run_all(kb_root, entry.removeprefix("entries/").removesuffix(".yaml"))

@@ -12,9 +12,10 @@ import jsonschema
 import pytest
 
 from bottleneck_kb import schemas
+from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.source import load
 
-from .conftest import FIXTURES, REPOSITORY
+from .conftest import FIXTURES, REPOSITORY, example_files
 
 KINDS = [schemas.ENTRY, schemas.HARDWARE]
 
@@ -105,15 +106,19 @@ def test_repository_files_pass_a_standard_validator(kind: str, path: Path) -> No
     jsonschema.validate(data, schemas.schema(kind), cls=jsonschema.Draft202012Validator)
 
 
-def _all_fixture_documents() -> list[tuple[str, Path]]:
+def _all_fixture_documents() -> list[tuple[str, str, bytes]]:
+    """(kind, name, bytes) of every whole fixture file and every file a one-rule fixture
+    writes (symlinks left out)."""
     cases = []
-    for folder, kind in (
-        ("valid", schemas.ENTRY),
-        ("invalid", schemas.ENTRY),
-        ("hostile", schemas.ENTRY),
-        ("invalid-hardware", schemas.HARDWARE),
-    ):
-        cases += [(kind, p) for p in sorted((FIXTURES / folder).glob("*.yaml"))]
+    for folder in ("valid", "hostile"):
+        for path in sorted((FIXTURES / folder).glob("*.yaml")):
+            cases.append((schemas.ENTRY, path.name, path.read_bytes()))
+    for case in sorted((FIXTURES / "rules").glob("*/*.yaml")):
+        rule = REGISTRY[case.parent.name]
+        for written in example_files(rule, case.read_text(encoding="utf-8")):
+            if written.link_to is None:
+                kind = schemas.HARDWARE if written.path.startswith("hardware/") else schemas.ENTRY
+                cases.append((kind, f"{case.parent.name}/{case.name}", written.data))
     return cases
 
 
@@ -121,14 +126,14 @@ def test_fast_and_explaining_validators_agree_on_every_fixture() -> None:
     """jsonschema-rs says invalid exactly when jsonschema finds errors, so the fast path never
     changes what a user is told."""
     compared = 0
-    for kind, path in _all_fixture_documents():
-        document, _ = load(path.read_bytes(), path.name)
+    for kind, name, data in _all_fixture_documents():
+        document, _ = load(data, name)
         if document is None:
             continue
         fast_says_valid = schemas.is_valid(kind, document.data)
         explained = schemas.explain(kind, document)
-        assert fast_says_valid == (explained == []), path
-        assert schemas.validate(kind, document) == explained, path
+        assert fast_says_valid == (explained == []), name
+        assert schemas.validate(kind, document) == explained, name
         compared += 1
     assert compared >= 30
 
