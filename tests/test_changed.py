@@ -16,9 +16,10 @@ from click.testing import CliRunner
 from bottleneck_kb.check import check
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.source import NOT_A_FILE
 
-from .conftest import FIXTURES, REPOSITORY
+from .conftest import REPOSITORY
 
 H100 = "hardware/nvidia-h100-sxm.yaml"
 MI300X = "hardware/amd-instinct-mi300x.yaml"
@@ -32,7 +33,8 @@ def base(tmp_path: Path) -> Path:
     root = tmp_path / "kb"
     shutil.copytree(REPOSITORY / "entries", root / "entries")
     shutil.copytree(REPOSITORY / "hardware", root / "hardware")
-    shutil.copytree(FIXTURES / "kb" / "entries" / "fixtures", root / "entries" / "fixtures")
+    (root / MINIMAL).parent.mkdir(parents=True)
+    (root / MINIMAL).write_text(MINIMAL_ENTRY, encoding="utf-8")
     seed = (root / "entries" / "flops" / "speculative-draft.yaml").read_text(encoding="utf-8")
     escaped = seed.replace("id: flops/speculative-draft", "id: speculative/escaped-draft")
     escaped = re.sub(r"(?<=\[)nvidia-h100-sxm(?=[,\]])", r'"nvidia\\x2dh100\\x2dsxm"', escaped)
