@@ -142,6 +142,8 @@ class Entry:
     references: tuple[Reference, ...]
     notes: str | None
     source: Document = field(repr=False)
+    #: Former ids, which the site redirects to this entry.
+    aliases: tuple[str, ...] = ()
     #: scales_with by symbol; derived, but asked for by nearly every rule.
     symbols: dict[str, Symbol] = field(init=False, repr=False, compare=False)
 
@@ -289,6 +291,7 @@ def build_entry(source: Document) -> Entry:
         references=_references(data.get("references")),
         notes=data.get("notes"),
         source=source,
+        aliases=tuple(data.get("aliases", ())),
     )
 
 

@@ -4,7 +4,7 @@ How to add a rule
 -----------------
 1. Pick the module of its concern (or add one: `rules/<concern>.py`) and a free code in its
    family: KB0xx reading YAML, KB1xx schema, KB2xx cross-references, KB3xx hardware catalog,
-   KB4xx formulas and roofline.
+   KB4xx formulas and roofline, KB5xx markup of entry text.
 2. Write the check as a function decorated with `@rule(code, name, scope)`. Its docstring is
    the rule's documentation (shown by `kb rules` and on the site): a one-line summary, then
    `Fails:` and `Passes:` examples. The function yields Diagnostics, built where the problem
@@ -96,4 +96,4 @@ class Context:
 
 
 # Importing a rule module registers its rules.
-from . import cross_references, formulas, identity, reading, roofline  # noqa: E402, F401
+from . import cross_references, formulas, identity, markup, reading, roofline  # noqa: E402, F401

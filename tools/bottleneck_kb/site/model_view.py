@@ -1,0 +1,184 @@
+"""The site's one door into the evaluation.
+
+Every call the site makes into the roofline arithmetic and the symbolic code is in this
+module, so a change of the evaluation's API is met here alone. What it hands the pages is
+plain data (numbers in base units, MathML text), which is also what it caches: evaluating an
+entry runs sympy, which costs far more than writing its page, so each view is stored on disk
+under a key made of everything it was computed from (the entry's text, the catalog's texts and
+the package version). A rebuild after one entry changed computes that one entry again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..evaluate import EvaluationError, parse_formulas, work
+from ..evaluation import evaluate_entry, to_dict
+from ..formula import FormulaError
+from ..model import Device, Entry
+
+#: Raised when the shape of a cached view changes, so old cache files are never misread.
+VIEW_FORMAT = 1
+#: Points on an entry chart's curve: enough for a smooth line, few enough to stay cheap.
+SWEEP_POINTS = 48
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The intensity as one symbol moves through its range, the others at typical values."""
+
+    symbol: str
+    log: bool
+    points: list[tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class EntryView:
+    """What the pages show of one entry: its evaluation on the devices that can run its
+    dtype (as `kb eval --format json` gives it), the devices skipped and why, its formulas as
+    MathML and the sweep its chart draws. `error` says why there are no numbers, if so."""
+
+    entry_id: str
+    dtype: str
+    skipped: dict[str, str] = field(default_factory=dict)
+    evaluation: dict[str, Any] | None = None
+    flops_mathml: str = ""
+    bytes_mathml: str = ""
+    sweep: Sweep | None = None
+    error: str | None = None
+
+    def result(self, device_id: str) -> dict[str, Any] | None:
+        """The evaluation's row for one device, or None when it was skipped."""
+        if self.evaluation is None:
+            return None
+        return next((r for r in self.evaluation["results"] if r["device"] == device_id), None)
+
+
+def skipped_devices(entry: Entry, devices: Sequence[Device]) -> dict[str, str]:
+    """Devices that cannot run the entry's dtype, each with the reason, by id."""
+    dtype = entry.intensity.dtype
+    return {
+        d.id: f"no dense {dtype} peak in the catalog" for d in devices if dtype not in d.peak_flops
+    }
+
+
+def compute_view(entry: Entry, devices: Sequence[Device]) -> EntryView:
+    """Evaluate `entry` on every device of `devices` that has its dtype."""
+    from ..symbolic import to_mathml, to_sympy
+
+    skipped = skipped_devices(entry, devices)
+    usable = [d for d in devices if d.id not in skipped]
+    dtype = entry.intensity.dtype
+    formulas, problems = parse_formulas(entry)
+    if formulas is None:
+        reason = problems[0].message if problems else "its formulas do not parse"
+        return EntryView(entry.id, dtype, skipped, error=reason)
+    try:
+        evaluation = evaluate_entry(entry, formulas, usable)
+        flops_mathml = to_mathml(to_sympy(formulas.flops))
+        bytes_mathml = to_mathml(to_sympy(formulas.bytes))
+    except (EvaluationError, FormulaError) as exc:
+        return EntryView(entry.id, dtype, skipped, error=str(exc))
+    used = formulas.flops.symbols | formulas.bytes.symbols
+    sweeps = [
+        sweep
+        for symbol in entry.scales_with
+        if symbol.symbol in used
+        and symbol.range is not None
+        and (sweep := _sweep(entry, formulas, symbol.symbol, symbol.range)) is not None
+    ]
+    return EntryView(
+        entry.id,
+        dtype,
+        skipped,
+        to_dict(evaluation),
+        flops_mathml,
+        bytes_mathml,
+        # The chart follows the symbol that moves the intensity most.
+        max(sweeps, key=_spread) if sweeps else None,
+    )
+
+
+def _spread(sweep: Sweep) -> float:
+    values = [y for _, y in sweep.points]
+    return max(values) / min(values) if min(values) > 0 else math.inf
+
+
+def _sweep(entry: Entry, formulas: Any, symbol: str, bounds: tuple[float, float]) -> Sweep | None:
+    lo, hi = bounds
+    log = lo > 0 and hi / lo >= 100  # spans decades
+    step = (math.log(hi / lo) if log else hi - lo) / (SWEEP_POINTS - 1)
+    points = []
+    for i in range(SWEEP_POINTS):
+        x = lo * math.exp(step * i) if log else lo + step * i
+        try:
+            done = work(entry, formulas, {symbol: x})
+        except EvaluationError:
+            continue  # a point where the model is undefined is left out of the curve
+        if done.flops > 0:
+            points.append((x, done.flops / done.bytes))
+    return Sweep(symbol, log, points) if len(points) >= 2 else None
+
+
+class ViewCache:
+    """Entry views on disk, one JSON file per key; writes are atomic, reads that fail are
+    misses (a cache can always be thrown away)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    def key(self, entry: Entry, devices: Sequence[Device]) -> str:
+        digest = hashlib.sha256(f"{VIEW_FORMAT}\0{__version__}\0".encode())
+        for text in (entry.source.text, *(d.source.text for d in devices)):
+            digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
+        return digest.hexdigest()
+
+    def view(self, entry: Entry, devices: Sequence[Device]) -> EntryView:
+        if self.folder is None:
+            return compute_view(entry, devices)
+        path = self.folder / f"{self.key(entry, devices)}.json"
+        try:
+            return _from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        view = compute_view(entry, devices)
+        self._store(path, json.dumps(asdict(view)))
+        return view
+
+    def _store(self, path: Path, text: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+
+
+def _from_json(data: dict[str, Any]) -> EntryView:
+    sweep = data["sweep"]
+    return EntryView(
+        data["entry_id"],
+        data["dtype"],
+        data["skipped"],
+        data["evaluation"],
+        data["flops_mathml"],
+        data["bytes_mathml"],
+        None
+        if sweep is None
+        else Sweep(sweep["symbol"], sweep["log"], [(x, y) for x, y in sweep["points"]]),
+        data["error"],
+    )
+
+
+def ridge_points(device: Device) -> dict[str, float]:
+    """The device's ridge point (FLOP/B) per dtype: dense peak over memory bandwidth."""
+    bandwidth = device.quantities["memory_bandwidth"].value
+    return {dtype: peak.value / bandwidth for dtype, peak in device.peak_flops.items()}
