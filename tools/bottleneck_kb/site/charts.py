@@ -16,7 +16,7 @@ from ..quantity import format_si
 from .prose import text
 
 WIDTH, HEIGHT = 640, 360
-LEFT, RIGHT, TOP, BOTTOM = 72, 24, 16, 48
+LEFT, RIGHT, TOP, BOTTOM = 100, 24, 16, 48
 
 
 @dataclass(frozen=True)
@@ -142,8 +142,9 @@ def intensity_chart(
         add(
             f'<g class="kb-ridge {series}"><line x1="{LEFT}" y1="{at:.1f}" '
             f'x2="{WIDTH - RIGHT}" y2="{at:.1f}"/><text x="{WIDTH - RIGHT - 4}" '
-            f'y="{at - 4:.1f}" text-anchor="end">{text(ridge.device)} ridge '
-            f"{ridge.ridge:.0f} FLOP/B</text></g>"
+            # Labels alternate above and below their lines: close ridges would overlap.
+            f'y="{at - 4 if index % 2 == 0 else at + 14:.1f}" text-anchor="end">'
+            f"{text(ridge.device)} ridge {ridge.ridge:.0f} FLOP/B</text></g>"
         )
         if ridge.crossover is not None and x.low <= ridge.crossover <= x.high:
             cx = canvas.px(ridge.crossover)

@@ -144,8 +144,9 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") 
     """An HTML table; cells are HTML already (escaped by the caller)."""
     head = "".join(f"<th>{h}</th>" for h in header)
     body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in rows)
-    klass = f' class="{css}"' if css else ""
-    return f"<table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    # The theme styles tables without a class; the class goes on a wrapper.
+    return f'<div class="{css}">{table}</div>' if css else table
 
 
 def _cell(content: str) -> str:
