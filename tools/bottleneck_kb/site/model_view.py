@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..check import _jobs
 from ..evaluate import EvaluationError, parse_formulas, work
 from ..evaluation import evaluate_entry, to_dict
 from ..formula import FormulaError
@@ -142,17 +143,24 @@ class ViewCache:
             digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
         return digest.hexdigest()
 
-    def view(self, entry: Entry, devices: Sequence[Device]) -> EntryView:
-        if self.folder is None:
-            return compute_view(entry, devices)
-        path = self.folder / f"{self.key(entry, devices)}.json"
-        try:
-            return _from_json(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-        view = compute_view(entry, devices)
-        self._store(path, json.dumps(asdict(view)))
-        return view
+    def views(self, entries: Sequence[Entry], devices: Sequence[Device]) -> dict[str, EntryView]:
+        """Every entry's view by id: from the cache where it holds one, computed (in worker
+        processes when there are many) and stored where it does not."""
+        found: dict[str, EntryView] = {}
+        missing: list[tuple[Entry, Path | None]] = []
+        for entry in entries:
+            path = None if self.folder is None else self.folder / f"{self.key(entry, devices)}.json"
+            cached = _read(path) if path is not None else None
+            if cached is not None:
+                found[entry.id] = cached
+            else:
+                missing.append((entry, path))
+        computed = _compute_all([e for e, _ in missing], devices)
+        for (entry, path), view in zip(missing, computed, strict=True):
+            found[entry.id] = view
+            if path is not None:
+                self._store(path, json.dumps(asdict(view)))
+        return found
 
     def _store(self, path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -160,6 +168,40 @@ class ViewCache:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temporary, path)
+
+
+# Set before forking; workers inherit the entries instead of receiving them.
+_WORK: tuple[Sequence[Entry], Sequence[Device]] | None = None
+
+
+def _compute_one(index: int) -> EntryView:
+    assert _WORK is not None
+    entries, devices = _WORK
+    return compute_view(entries[index], devices)
+
+
+def _compute_all(entries: Sequence[Entry], devices: Sequence[Device]) -> list[EntryView]:
+    """compute_view of each entry; sympy makes it slow, so many are shared among processes."""
+    global _WORK
+    workers = _jobs(None, len(entries))
+    if workers == 1:
+        return [compute_view(entry, devices) for entry in entries]
+    import multiprocessing
+
+    _WORK = (entries, devices)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return pool.map(_compute_one, range(len(entries)), chunksize=8)
+    finally:
+        _WORK = None
+
+
+def _read(path: Path) -> EntryView | None:
+    """A cached view, or None when there is none or it cannot be read."""
+    try:
+        return _from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _from_json(data: dict[str, Any]) -> EntryView:

@@ -101,8 +101,7 @@ def build_site(root: Path, options: Options) -> Site:
     kb = KnowledgeBase.load(root)
     devices = sorted(kb.catalog.devices.values(), key=lambda d: d.id)
     entries = sorted(kb.entries, key=lambda e: e.id)
-    cache = ViewCache(options.cache)
-    views = {e.id: cache.view(e, devices) for e in entries}
+    views = ViewCache(options.cache).views(entries, devices)
     links = Links(options.directory_urls)
     site = Site()
     for entry in entries:
@@ -121,7 +120,9 @@ def build_site(root: Path, options: Options) -> Site:
     site.pages[SCHEMA_REFERENCE] = _schema_reference(links)
     for kind in PUBLISHED_SCHEMAS:
         site.assets[f"schema/{kind}.schema.json"] = _published_schema(kind, options.site_url)
-    site.assets[EXPORT] = json.dumps(export.knowledge_base(entries, devices, views), indent=1)
+    site.assets[EXPORT] = json.dumps(
+        export.knowledge_base(entries, devices, views), separators=(",", ":")
+    )
     site.assets[STYLESHEET] = (Path(__file__).parent / "bottleneck-kb.css").read_text("utf-8")
     return site
 

@@ -10,8 +10,9 @@ Markdown passes through untouched, so nothing in it is read as Markdown a second
 from __future__ import annotations
 
 import html
+import re
 import xml.etree.ElementTree as ET
-from functools import cache
+from functools import cache, lru_cache
 
 import markdown
 from markdown.extensions import Extension
@@ -21,6 +22,11 @@ from ..rules.markup import safe_href
 
 #: Python-Markdown's processors that would let text become markup or load from elsewhere.
 _REFUSED_INLINE = ("html", "image_link", "image_reference", "short_image_ref", "automail")
+
+
+#: Text in which Markdown finds nothing to do: no inline markup characters, no entity, and no
+#: block syntax at its start (headings, lists, quotes).
+_PLAIN = re.compile(r"(?![-+*#>=]|[0-9]+[.)]\s)[^`*_\[\]<>&\\!~|]*")
 
 
 class _Links(Treeprocessor):
@@ -51,6 +57,7 @@ def _renderer() -> markdown.Markdown:
     return markdown.Markdown(extensions=[_EntryText()], output_format="html")
 
 
+@lru_cache(maxsize=4096)
 def block(text: str) -> str:
     """Paragraphs of entry text as HTML."""
     renderer = _renderer()
@@ -60,7 +67,10 @@ def block(text: str) -> str:
 
 def inline(text: str) -> str:
     """A short piece of entry text (a title, a claim) as HTML without its paragraph."""
-    rendered = block(" ".join(text.split()))
+    line = " ".join(text.split())
+    if _PLAIN.fullmatch(line):  # most short texts: nothing Markdown would change but escapes
+        return html.escape(line, quote=False)
+    rendered = block(line)
     if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<p>") == 1:
         return rendered[3:-4]
     return rendered
