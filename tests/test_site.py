@@ -39,6 +39,18 @@ ALIAS = "flops/old-lm-head"
 NO_DEVICE = "fixtures/fp4-only"  # no device of the catalog has a dense fp4 peak
 HOSTILE = sorted((FIXTURES / "hostile").glob("markup-*.yaml"))
 CHROMIUM = Path("/usr/bin/chromium")
+CODE_IN_NOTES = "fixtures/code-in-notes"
+# Lines that Markdown extensions act on (fences, snippets, admonitions), in a code block.
+CODE_NOTES = """notes: |
+  Code:
+
+      ```
+      [link](javascript:alert(1))
+      --8<-- "README.md"
+
+      !!! note
+  Done.
+"""
 COPIED = ("entries", "hardware", "schema", "site", "mkdocs.yml", "README.md", "CONTRIBUTING.md")
 
 
@@ -85,6 +97,10 @@ def kb_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
         minimal.replace("id: fixtures/minimal", f"id: {NO_DEVICE}").replace(
             "  bytes: 2 * N\n", "  bytes: 2 * N\n  dtype: fp4\n"
         ),
+        encoding="utf-8",
+    )
+    (fixtures / "code-in-notes.yaml").write_text(
+        minimal.replace("id: fixtures/minimal", f"id: {CODE_IN_NOTES}") + CODE_NOTES,
         encoding="utf-8",
     )
     lm_head = root / "entries" / f"{LM_HEAD}.yaml"
@@ -308,6 +324,14 @@ def test_hostile_entry_text_is_text_on_the_built_page(built: Path, fixture: Path
         if attack in written:
             assert attack in shown  # shown as the text it is
             assert attack not in page  # never as markup
+
+
+def test_code_in_entry_text_stays_code(built: Path) -> None:
+    page = page_file(built, f"entries/{CODE_IN_NOTES}.md").read_text("utf-8")
+    notes = page.split('class="kb-prose kb-notes">')[1].split("</div>")[0]
+    shown = "".join(Elements(notes).text)
+    assert '```\n[link](javascript:alert(1))\n--8<-- "README.md"\n\n!!! note' in shown
+    assert [t for t, _ in Elements(notes).tags] == ["p", "pre", "code", "p"]
 
 
 def test_adding_an_entry_file_adds_its_page_rows_dots_and_record(tmp_path: Path) -> None:

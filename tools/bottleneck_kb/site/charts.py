@@ -11,8 +11,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..evaluate import number
 from ..quantity import format_si
+from .model_view import number
 from .prose import text
 
 WIDTH, HEIGHT = 640, 360

@@ -22,10 +22,12 @@ from typing import Any
 
 from .. import __version__
 from ..check import _jobs
-from ..evaluate import EvaluationError, parse_formulas, work
+from ..evaluate import EvaluationError, number, parse_formulas, work
 from ..evaluation import evaluate_entry, to_dict
 from ..formula import FormulaError
 from ..model import Device, Entry
+
+__all__ = ["EntryView", "Sweep", "ViewCache", "number", "ridge_points", "skipped_devices"]
 
 #: Raised when the shape of a cached view changes, so old cache files are never misread.
 VIEW_FORMAT = 1

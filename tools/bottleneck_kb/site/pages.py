@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..evaluate import number
 from ..kb import KnowledgeBase
 from ..model import DEVICE_QUANTITIES, Device, Entry
 from ..quantity import format_ratio, format_seconds, format_si
 from ..schemas import ENTRY, HARDWARE, schema
 from . import charts, export
-from .model_view import EntryView, ViewCache, ridge_points
+from .model_view import EntryView, ViewCache, number, ridge_points
 from .prose import block, inline, text
 
 ENTRIES_BY_CLASS = "entries/index.md"

@@ -62,7 +62,10 @@ def block(text: str) -> str:
     """Paragraphs of entry text as HTML."""
     renderer = _renderer()
     renderer.reset()
-    return renderer.convert(text)
+    # One line: MkDocs's Markdown extensions that act on lines (fences, snippets, admonitions)
+    # then never see a line of entry text; a newline as a character reference is the same
+    # character to the browser, inside <pre> too.
+    return renderer.convert(text).replace("\n", "&#10;")
 
 
 def inline(text: str) -> str:
