@@ -5,7 +5,7 @@ module, so a change of the evaluation's API is met here alone. What it hands the
 plain data (numbers in base units, MathML text), which is also what it caches: evaluating an
 entry runs sympy, which costs far more than writing its page, so each view is stored on disk
 under a key made of everything it was computed from (the entry's text, the catalog's texts and
-the package version). A rebuild after one entry changed computes that one entry again.
+the package's code). A rebuild after one entry changed computes that one entry again.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,16 @@ def _sweep(entry: Entry, formulas: Any, symbol: str, bounds: tuple[float, float]
     return Sweep(symbol, log, points) if len(points) >= 2 else None
 
 
+@cache
+def _code_digest() -> str:
+    """A digest of the package's code: an evaluation changed without a new version number
+    (a working tree) must not be served from the cache of the old one."""
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(Path(__file__).parents[1].rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 class ViewCache:
     """Entry views on disk, one JSON file per key; writes are atomic, reads that fail are
     misses (a cache can always be thrown away)."""
@@ -140,7 +151,7 @@ class ViewCache:
         self.folder = folder
 
     def key(self, entry: Entry, devices: Sequence[Device]) -> str:
-        digest = hashlib.sha256(f"{VIEW_FORMAT}\0{__version__}\0".encode())
+        digest = hashlib.sha256(f"{VIEW_FORMAT}\0{_code_digest()}\0".encode())
         for text in (entry.source.text, *(d.source.text for d in devices)):
             digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
         return digest.hexdigest()
