@@ -7,14 +7,18 @@ themselves come from `pages`, which knows nothing of MkDocs. Moving to another g
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
+from ..kb import ENTRIES, HARDWARE
 from .pages import STYLESHEET, Options, build_site
 
 
@@ -34,9 +38,19 @@ class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-c
             config.extra_css.append(STYLESHEET)
         return config
 
+    def _root(self, config: MkDocsConfig) -> Path:
+        return Path(config.config_file_path).parent / (self.config.root or ".")
+
+    def on_serve(
+        self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Callable[..., Any]
+    ) -> LiveReloadServer:
+        # `mkdocs serve` rebuilds when an entry or a device changes, not only a page.
+        for folder in (ENTRIES, HARDWARE):
+            server.watch(str(self._root(config) / folder))
+        return server
+
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
-        base = Path(config.config_file_path).parent
-        root = base / (self.config.root or ".")
+        root = self._root(config)
         site = build_site(
             root,
             Options(

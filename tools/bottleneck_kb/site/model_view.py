@@ -135,11 +135,14 @@ def _sweep(entry: Entry, formulas: Any, symbol: str, bounds: tuple[float, float]
 
 @cache
 def _code_digest() -> str:
-    """A digest of the package's code: an evaluation changed without a new version number
-    (a working tree) must not be served from the cache of the old one."""
+    """A digest of the code a view is computed by (the package, less the rest of the site,
+    which only lays views out): an evaluation changed without a new version number (a working
+    tree) must not be served from the cache of the old one."""
     digest = hashlib.sha256(__version__.encode())
-    for path in sorted(Path(__file__).parents[1].rglob("*.py")):
-        digest.update(path.read_bytes())
+    package = Path(__file__).parents[1]
+    for path in sorted(package.rglob("*.py")):
+        if path.parent != Path(__file__).parent or path.name == Path(__file__).name:
+            digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

@@ -31,7 +31,7 @@ SCHEMA_REFERENCE = "reference/schema.md"
 STYLESHEET = "assets/bottleneck-kb.css"
 EXPORT = "export/knowledge-base.json"
 MATHML = "http://www.w3.org/1998/Math/MathML"
-PUBLISHED_SCHEMAS = {ENTRY: ENTRY, HARDWARE: HARDWARE, export.KIND: export.KIND}
+PUBLISHED_SCHEMAS = ((ENTRY, "Entry"), (HARDWARE, "Device"), (export.KIND, "JSON export"))
 
 _QUANTITY_UNITS = {
     "memory_capacity": "B",
@@ -117,7 +117,7 @@ def build_site(root: Path, options: Options) -> Site:
     site.pages[ENTRIES_BY_BOUND] = _entry_index(entries, views, devices, links, "bound_by")
     site.pages[DEVICES] = _device_index(devices, links)
     site.pages[SCHEMA_REFERENCE] = _schema_reference(links)
-    for kind in PUBLISHED_SCHEMAS:
+    for kind, _ in PUBLISHED_SCHEMAS:
         site.assets[f"schema/{kind}.schema.json"] = _published_schema(kind, options.site_url)
     site.assets[EXPORT] = json.dumps(
         export.knowledge_base(entries, devices, views), separators=(",", ":")
@@ -372,10 +372,11 @@ def _hardware_parameters(entry: Entry, devices: Sequence[Device], here: str, lin
 
 
 def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[str, str]) -> str:
-    modeled = {w["title"]: w for w in (evaluation or {}).get("workarounds", [])}
+    # The evaluation lists the modeled workarounds, in the entry's order.
+    modeled = iter((evaluation or {}).get("workarounds", []))
     parts = []
     for workaround in entry.workarounds:
-        effect = modeled.get(workaround.title) if workaround.model else None
+        effect = next(modeled, None) if workaround.model else None
         lines = [
             f'<div class="kb-workaround"><h3>{inline(workaround.title)}</h3>',
             f'<div class="kb-prose">{block(workaround.description)}</div>',
@@ -652,9 +653,13 @@ def _verdict(view: EntryView, device_id: str) -> str:
 # --- schemas ------------------------------------------------------------------------------
 
 
+def _schema_of(kind: str) -> dict[str, Any]:
+    return export.schema() if kind == export.KIND else schema(kind)
+
+
 def _published_schema(kind: str, site_url: str) -> str:
     """A schema as published on the site: its `$id` is the address it is served from."""
-    published = dict(export.schema() if kind == export.KIND else schema(kind))
+    published = dict(_schema_of(kind))
     if site_url:
         published["$id"] = f"{site_url.rstrip('/')}/schema/{kind}.schema.json"
     return json.dumps(published, indent=2, ensure_ascii=False) + "\n"
@@ -697,8 +702,8 @@ def _schema_reference(links: Links) -> str:
         "from what `kb check` enforces. The schema files are published with the site: point "
         "an editor's YAML language server at them, or validate the JSON export.",
     ]
-    for kind, heading in ((ENTRY, "Entry"), (HARDWARE, "Device"), (export.KIND, "JSON export")):
-        document = export.schema() if kind == export.KIND else schema(kind)
+    for kind, heading in PUBLISHED_SCHEMAS:
+        document = _schema_of(kind)
         href = links.asset(SCHEMA_REFERENCE, f"schema/{kind}.schema.json")
         body += [
             f"## {heading}",
