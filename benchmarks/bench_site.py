@@ -10,6 +10,8 @@ cache keyed on formula content is not flattered), in fresh processes, from the s
   from the cache under build/, keyed by the content they were computed from);
 - warm: `mkdocs build` with nothing changed.
 
+Warm measurements are the median of --runs runs (a cold build runs once: it takes minutes).
+
 Targets: cold / baseline <= 2x, rebuild / baseline <= 1.3x, 2,000 / 1,000 <= 2.2x.
 
     .venv/bin/python benchmarks/bench_site.py [--sizes 1000 2000]
@@ -25,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 import yaml
 
@@ -80,8 +83,8 @@ def plain_files(root: Path) -> Path:
     return plain
 
 
-def change_one_entry(root: Path) -> None:
-    entry = sorted((root / "entries").rglob("*.yaml"))[0]
+def change_one_entry(root: Path, run: int) -> None:
+    entry = sorted((root / "entries").rglob("*.yaml"))[run]
     text = entry.read_text("utf-8")
     entry.write_text(text.replace('title: "Synthetic', 'title: "Changed synthetic', 1), "utf-8")
 
@@ -89,20 +92,26 @@ def change_one_entry(root: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000])
-    sizes = parser.parse_args().sizes
+    parser.add_argument("--runs", type=int, default=3, help="runs of each warm measurement")
+    arguments = parser.parse_args()
+    sizes, runs = arguments.sizes, arguments.runs
     cold: dict[int, float] = {}
     warm: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as folder:
         first = sizes[0]
         for count in sizes:
             root = prepare(Path(folder) / f"kb-{count}", count)
-            cold[count] = mkdocs_build(root / "mkdocs.yml")
-            warm[count] = mkdocs_build(root / "mkdocs.yml")
+            cold[count] = mkdocs_build(root / "mkdocs.yml")  # once: minutes of sympy
+            warm[count] = median(mkdocs_build(root / "mkdocs.yml") for _ in range(runs))
             print(f"N = {count:,}: cold {cold[count]:.1f} s, warm {warm[count]:.1f} s", flush=True)
             if count == first:
-                baseline = mkdocs_build(plain_files(root))
-                change_one_entry(root)
-                rebuild = mkdocs_build(root / "mkdocs.yml")
+                plain = plain_files(root)
+                baseline = median(mkdocs_build(plain) for _ in range(runs))
+                rebuilds = []
+                for run in range(runs):
+                    change_one_entry(root, run)
+                    rebuilds.append(mkdocs_build(root / "mkdocs.yml"))
+                rebuild = median(rebuilds)
     rows = [
         (f"N = {first:,}: baseline, MkDocs on the same pages as files", f"{baseline:.1f} s"),
         (f"N = {first:,}: cold build (no cache)", f"{cold[first]:.1f} s"),
