@@ -11,7 +11,9 @@ import random
 import shutil
 from pathlib import Path
 
-NAMESPACES = ["flops", "memory", "comm", "attention", "moe", "kv", "sampling", "prefill"]
+from bottleneck_kb.schemas import ENTRY, vocabulary
+
+NAMESPACES = [n for n in vocabulary(ENTRY, "namespace") if n != "fixtures"]
 
 # (flops, bytes) templates over symbols a..e; all memory-bound at the typical values below.
 TEMPLATES = [
@@ -89,10 +91,13 @@ def entry_text(index: int, rng: random.Random) -> tuple[str, str]:
         if rng.random() < 0.6:
             lines += ["    model:", f"      set: {{d: {rng.choice([4, 8])}}}"]
             lines += [f"    reported: About {rng.randrange(2, 5)}x lower latency."]
+        year = rng.randrange(23, 26)
         lines += [
             "    references:",
             f"      - title: Paper {index}-{w}",
-            f'        arxiv: "{2300 + rng.randrange(300)}.{rng.randrange(10000, 99999)}"',
+            f"        first_author: Author{w}",
+            f"        year: 20{year}",
+            f'        arxiv: "{year}{rng.randrange(1, 13):02d}.{rng.randrange(10000, 99999)}"',
         ]
     lines += [
         "checks:",
@@ -102,6 +107,8 @@ def entry_text(index: int, rng: random.Random) -> tuple[str, str]:
         "      bound_by: memory",
         "references:",
         f"  - title: Source {index}",
+        "    first_author: Example",
+        "    year: 2025",
         f"    url: https://example.org/papers/{index}",
         "notes: >-",
         f"  Notes of entry {index}: design consequences and traps, in Markdown. Where the",

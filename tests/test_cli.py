@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from bottleneck_kb import rules
 from bottleneck_kb.cli import main
-from bottleneck_kb.diagnostics import Diagnostic
+from bottleneck_kb.diagnostics import Diagnostic, Severity
 
 from .conftest import REPOSITORY
 
@@ -33,7 +33,9 @@ def broken_root(kb_root: Path) -> Path:
 def test_check_on_the_repository_is_clean() -> None:
     result = run("check", "--root", str(REPOSITORY))
     assert result.exit_code == 0, result.output
-    assert result.output == "All clear: checked 2 entries against 2 devices.\n"
+    entries = len(list((REPOSITORY / "entries").rglob("*.yaml")))
+    devices = len(list((REPOSITORY / "hardware").glob("*.yaml")))
+    assert result.output == f"All clear: checked {entries} entries against {devices} devices.\n"
 
 
 def test_check_reports_located_errors_and_exits_1(broken_root: Path) -> None:
@@ -100,7 +102,15 @@ def test_internal_error_in_one_file_exits_2_and_keeps_the_others(
     def explodes(entry: object, context: object) -> Iterable[Diagnostic]:
         raise RuntimeError("boom")
 
-    broken = rules.Rule("KB999", "explodes", rules.Scope.ENTRY, "Explodes.", explodes)
+    broken = rules.Rule(
+        "KB999",
+        "explodes",
+        rules.Scope.ENTRY,
+        Severity.ERROR,
+        rules.Documentation.parse("Explodes."),
+        "tests",
+        explodes,
+    )
     monkeypatch.setitem(rules.REGISTRY, "KB999", broken)
     result = run("check", "--root", str(kb_root))
     assert result.exit_code == 2
@@ -169,7 +179,7 @@ def test_eval_unknown_entry_exits_1() -> None:
 def test_hardware_lists_ridge_points() -> None:
     result = run("hardware", "--root", str(REPOSITORY))
     assert result.exit_code == 0
-    h100 = next(line for line in result.output.splitlines() if line.startswith("nvidia"))
+    h100 = next(line for line in result.output.splitlines() if line.startswith("nvidia-h100-sxm "))
     assert h100.split() == [
         "nvidia-h100-sxm",
         "3.35",
@@ -182,6 +192,7 @@ def test_hardware_lists_ridge_points() -> None:
         "295",
         "295",
         "591",
+        "-",
     ]
 
 
@@ -226,13 +237,19 @@ def test_warnings_pass_unless_strict(kb_root: Path) -> None:
 def test_eval_skips_devices_without_the_entrys_dtype(kb_root: Path) -> None:
     h100 = kb_root / "hardware" / "nvidia-h100-sxm.yaml"
     h100.write_text(
-        h100.read_text(encoding="utf-8").replace("  bf16: 989.4 TFLOP/s\n", ""), encoding="utf-8"
+        h100.read_text(encoding="utf-8").replace(
+            "  bf16: {value: 989.4 TFLOP/s, source: klockwood-h100}\n", ""
+        ),
+        encoding="utf-8",
     )
     result = CliRunner().invoke(
         main, ["eval", "fixtures/minimal", "--root", str(kb_root), "--format", "json"]
     )
     assert result.exit_code == 0, result.output
-    assert "nvidia-h100-sxm: skipped, no dense bf16 peak in the catalog" in result.stderr
-    assert [row["device"] for row in json.loads(result.stdout)["results"]] == [
-        "amd-instinct-mi300x"
+    document = json.loads(result.stdout)
+    assert document["skipped"] == [
+        {"device": "nvidia-h100-sxm", "reason": "no dense bf16 peak in the catalog"}
     ]
+    assert [row["device"] for row in document["results"]] == ["amd-instinct-mi300x"]
+    table = CliRunner().invoke(main, ["eval", "fixtures/minimal", "--root", str(kb_root)])
+    assert "nvidia-h100-sxm: skipped, no dense bf16 peak in the catalog" in table.stdout

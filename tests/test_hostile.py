@@ -21,10 +21,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bottleneck_kb import check as check_module
-from bottleneck_kb.check import CheckResult, check
+from bottleneck_kb.check import check
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic
 from bottleneck_kb.model import Entry
+from bottleneck_kb.results import CheckResult
 from bottleneck_kb.source import MAX_FILE_BYTES
 
 from .conftest import FIXTURES

@@ -2,14 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from bottleneck_kb.quantity import (
-    Dimension,
-    QuantityError,
-    format_ratio,
-    format_seconds,
-    format_si,
-    parse,
-)
+from bottleneck_kb.numbers import format_quantity, format_seconds
+from bottleneck_kb.quantity import Dimension, QuantityError, parse
 
 
 @pytest.mark.parametrize(
@@ -56,9 +50,24 @@ def test_resolution_follows_the_written_digits() -> None:
 
 
 def test_formatting() -> None:
-    assert format_si(1.0506e9, "B") == "1.05 GB"
-    assert format_si(3.35e12, "B/s") == "3.35 TB/s"
-    assert format_ratio(295.34) == "295"
-    assert format_ratio(4.0) == "4.0"
+    assert format_quantity(1.0506e9, "B") == "1.05 GB"
+    assert format_quantity(3.35e12, "B/s") == "3.35 TB/s"
+    assert format_quantity(295.34, "FLOP/B") == "295 FLOP/B"
+    assert format_quantity(4.0, "FLOP/B") == "4.0 FLOP/B"
     assert format_seconds(3.1395e-4) == "0.314 ms"
     assert format_seconds(4.2477e-6) == "4.25 µs"
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "shown"),
+    [
+        (3.3881317890172016e49, "FLOP/B", "3.39e+49 FLOP/B"),
+        (3.3881317890172016e49, "FLOP", "3.39e+49 FLOP"),
+        (4.2e9, "FLOP", "4.2 GFLOP"),
+        (999.9, "B", "1 kB"),
+        (1e-13, "s", "1.00e-13 s"),
+        (0.125, "FLOP/B", "0.125 FLOP/B"),
+    ],
+)
+def test_numbers_never_print_as_long_integers(value: float, unit: str, shown: str) -> None:
+    assert format_quantity(value, unit) == shown

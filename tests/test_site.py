@@ -25,18 +25,19 @@ from urllib.parse import urlsplit
 import jsonschema
 import pytest
 
-from bottleneck_kb.evaluate import parse_formulas
-from bottleneck_kb.evaluation import evaluate_entry, to_dict
+from bottleneck_kb.evaluation import evaluate_entry, select_devices
 from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.report.evaluation import evaluation_data
+from bottleneck_kb.roofline import parse_formulas
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import export
-from bottleneck_kb.site.model_view import compute_view, skipped_devices
+from bottleneck_kb.site.model_view import compute_view
 
 from .conftest import FIXTURES, REPOSITORY
 
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
 ALIAS = "flops/old-lm-head"
-NO_DEVICE = "fixtures/fp4-only"  # no device of the catalog has a dense fp4 peak
+NO_DEVICE = "fixtures/fp4-only"  # devices without a dense fp4 peak must be skipped and named
 HOSTILE = sorted((FIXTURES / "hostile").glob("markup-*.yaml"))
 CHROMIUM = Path("/usr/bin/chromium")
 CODE_IN_NOTES = "fixtures/code-in-notes"
@@ -202,21 +203,29 @@ def test_every_device_has_its_page_with_a_dot_per_entry_evaluated_on_it(
         on_device = [
             e.id
             for e in knowledge_base.entries
-            if device.id not in skipped_devices(e, [device]) and parse_formulas(e)[0] is not None
+            if (formulas := parse_formulas(e)[0]) is not None
+            and select_devices(e, formulas, {device.id: device})[0]
         ]
         assert sorted(dots) == sorted(f"entries/{i}" for i in on_device)
         for source in device.sources:
             assert source.url in page.hrefs()
 
 
-def test_an_entry_without_a_device_for_its_dtype_names_the_skipped_devices(
+def test_devices_without_the_entrys_dtype_are_skipped_and_named(
     built: Path, knowledge_base: KnowledgeBase
 ) -> None:
     page = page_file(built, f"entries/{NO_DEVICE}.md").read_text("utf-8")
     skipped = re.search(r'<p class="kb-skipped">(.*?)</p>', page)
     assert skipped is not None
-    for device in knowledge_base.catalog.devices.values():
-        assert f"{device.name}: no dense fp4 peak in the catalog" in skipped.group(1)
+    entry = knowledge_base.entry(NO_DEVICE)
+    assert entry is not None
+    formulas, _ = parse_formulas(entry)
+    assert formulas is not None
+    _, skipped_devices = select_devices(entry, formulas, knowledge_base.catalog.devices)
+    assert skipped_devices  # fp4 is missing from older devices
+    names = {d.id: d.name for d in knowledge_base.catalog.devices.values()}
+    for device in skipped_devices:
+        assert f"{names[device.device]}: {device.reason}" in skipped.group(1)
 
 
 def test_indexes_list_every_entry_under_its_class_and_its_bound(
@@ -289,11 +298,7 @@ def test_export_holds_every_entry_and_device_with_the_librarys_evaluation(
     assert sorted(d["id"] for d in document["devices"]) == sorted(knowledge_base.catalog.devices)
     entry = knowledge_base.entry(LM_HEAD)
     assert entry is not None
-    formulas, _ = parse_formulas(entry)
-    assert formulas is not None
-    expected = to_dict(
-        evaluate_entry(entry, formulas, list(knowledge_base.catalog.devices.values()))
-    )
+    expected = evaluation_data(evaluate_entry(entry, knowledge_base.catalog.devices))
     record = next(e for e in document["entries"] if e["id"] == LM_HEAD)
     assert record["evaluation"] == json.loads(json.dumps(expected))
     assert record["aliases"] == [ALIAS]
@@ -456,9 +461,7 @@ def test_entry_page_renders_math_the_librarys_numbers_and_a_labelled_chart(
         assert box is not None and box["height"] > 10
     entry = knowledge_base.entry(LM_HEAD)
     assert entry is not None
-    formulas, _ = parse_formulas(entry)
-    assert formulas is not None
-    evaluation = evaluate_entry(entry, formulas, list(knowledge_base.catalog.devices.values()))
+    evaluation = evaluate_entry(entry, knowledge_base.catalog.devices, symbolic=False)
     shown = page.eval_on_selector_all(
         ".kb-evaluation tbody tr",
         """rows => rows.map(r => [r.querySelector('[data-device]').dataset.device,

@@ -11,13 +11,13 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import Diagnostic, Severity, sorted_diagnostics
-from .evaluate import parse_formulas
-from .kb import Catalog, entry_paths, guarded, read_entry
+from .diagnostics import Diagnostic, sorted_diagnostics
+from .kb import ENTRIES, Catalog, discover, entry_ids, entry_paths, guarded, read_entry
 from .model import Device, Entry
+from .results import CheckResult
+from .roofline import parse_formulas, runnable
 from .rules import Context, Scope, rules_for
 from .rules.identity import Summary, summarize
 
@@ -25,63 +25,50 @@ from .rules.identity import Summary, summarize
 PARALLEL_THRESHOLD = 400
 
 
-@dataclass(frozen=True)
-class CheckResult:
-    diagnostics: list[Diagnostic]
-    entries: int
-    devices: int
-
-    @property
-    def errors(self) -> int:
-        return sum(d.severity is Severity.ERROR for d in self.diagnostics)
-
-    @property
-    def warnings(self) -> int:
-        return sum(d.severity is Severity.WARNING for d in self.diagnostics)
-
-    @property
-    def files(self) -> int:
-        return len({d.path for d in self.diagnostics})
+#: The codes to report, or None for all: `kb check --select` and one-rule tests.
+Selection = frozenset[str] | None
 
 
-def check_entry(entry: Entry, devices: dict[str, Device]) -> list[Diagnostic]:
-    """Every entry-scope rule on one typed entry."""
+def check_entry(
+    entry: Entry, devices: dict[str, Device], select: Selection = None
+) -> list[Diagnostic]:
+    """Every entry-scope rule (or the selected ones) on one typed entry."""
     formulas, problems = parse_formulas(entry)
-    context = Context(devices, formulas, tuple(problems))
+    able = () if formulas is None else tuple(runnable(entry, formulas, devices.values()))
+    context = Context(devices, formulas, tuple(problems), able)
     found: list[Diagnostic] = []
-    for rule in rules_for(Scope.ENTRY):
-        assert rule.check is not None
-        found.extend(rule.check(entry, context))
+    for rule in rules_for(Scope.ENTRY, select):
+        found.extend(rule.run(entry, context))
     return found
 
 
 def _check_file(
-    path: Path, root: Path, devices: dict[str, Device]
+    path: Path, root: Path, devices: dict[str, Device], select: Selection
 ) -> tuple[list[Diagnostic], Summary | None]:
     def read_and_check(path: Path, root: Path) -> tuple[Summary | None, list[Diagnostic]]:
         entry, problems = read_entry(path, root)
         if entry is None:
             return None, problems
-        return summarize(entry), problems + check_entry(entry, devices)
+        return summarize(entry), problems + check_entry(entry, devices, select)
 
     summary, found = guarded(read_and_check, path, root)
     return found, summary
 
 
 # Set before checking; forked workers inherit it instead of re-reading the catalog.
-_WORKER_STATE: tuple[Path, dict[str, Device]] | None = None
+_WORKER_STATE: tuple[Path, dict[str, Device], Selection] | None = None
 
 
 def _check_chunk(paths: list[Path]) -> list[tuple[list[Diagnostic], Summary | None]]:
     assert _WORKER_STATE is not None
-    root, devices = _WORKER_STATE
+    root, devices, select = _WORKER_STATE
     # A file's objects die with it, freed by reference counts (node trees and models hold no
     # cycles), so the collector's many passes while reading are pure cost: pause it, and
     # collect what is young once a chunk in case an error path left a cycle.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return [_check_file(path, root, devices) for path in paths]
+        return [_check_file(path, root, devices, select) for path in paths]
     finally:
         gc.collect(0)
         if was_enabled:
@@ -105,21 +92,26 @@ def _jobs(requested: int | None, count: int) -> int:
     return min(cores or 1, 8)
 
 
-def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = None) -> CheckResult:
-    """Check the knowledge base at `root` (or only `paths`, against the whole catalog)."""
+def check(
+    root: Path,
+    paths: Sequence[Path] | None = None,
+    jobs: int | None = None,
+    select: Selection = None,
+) -> CheckResult:
+    """Check the knowledge base at `root` (or only `paths`, against the whole catalog),
+    reporting every code or only those in `select`."""
     global _WORKER_STATE
     catalog = Catalog.load(root)
     diagnostics = list(catalog.diagnostics)
     devices = catalog.devices
     device_context = Context(devices)
     for device in devices.values():
-        for rule in rules_for(Scope.DEVICE):
-            assert rule.check is not None
-            diagnostics.extend(rule.check(device, device_context))
+        for rule in rules_for(Scope.DEVICE, select):
+            diagnostics.extend(rule.run(device, device_context))
 
     files = entry_paths(root, paths, diagnostics)
     workers = _jobs(jobs, len(files))
-    _WORKER_STATE = (root, devices)
+    _WORKER_STATE = (root, devices, select)
     try:
         if workers == 1:
             results = [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]
@@ -142,7 +134,11 @@ def check(root: Path, paths: Sequence[Path] | None = None, jobs: int | None = No
         diagnostics.extend(found)
         if summary is not None:
             summaries.append(summary)
-    for rule in rules_for(Scope.KNOWLEDGE_BASE):
-        assert rule.check is not None
-        diagnostics.extend(rule.check(summaries, device_context))
+    # Knowledge-base checks get every entry's id, checked this run or not, for related links.
+    every_entry = files if paths is None else discover(root, ENTRIES)
+    knowledge_base_context = Context(devices, entry_ids=entry_ids(every_entry, root))
+    for rule in rules_for(Scope.KNOWLEDGE_BASE, select):
+        diagnostics.extend(rule.run(summaries, knowledge_base_context))
+    if select is not None:  # codes found while reading are not rules that can be skipped
+        diagnostics = [d for d in diagnostics if d.code in select]
     return CheckResult(sorted_diagnostics(diagnostics), len(files), len(devices))

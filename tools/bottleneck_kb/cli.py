@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
+from click.decorators import FC
 
-FORMATS = ["text", "json", "github", "sarif"]
+if TYPE_CHECKING:
+    from .errors import KBError
+
+#: The kinds of result that commands report (`report.CHECK` ...), spelt here so that
+#: `kb --help` need not import the reporters.
+CHECK, EVALUATION, HARDWARE = "check", "eval", "hardware"
 
 
 def _is_root(folder: Path) -> bool:
@@ -46,7 +54,70 @@ def _root_option(function: click.decorators.FC) -> click.decorators.FC:
     )(function)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Formats(click.Choice):  # type: ignore[type-arg]
+    """The formats the reporter registry holds for one kind of result, read when first asked
+    for (parsing or help), so that `kb --help` does not import the reporters."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__([])
+        self.kind = kind
+
+    @property  # type: ignore[override]
+    def choices(self) -> list[str]:
+        from .report import formats
+
+        return formats(self.kind)
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass
+
+
+def _format_option(kind: str, default: str | None, said: str | None = None) -> Callable[[FC], FC]:
+    """--format, offering every format the reporter registry holds for results of `kind`;
+    `said` describes a default that depends on the environment."""
+    return click.option(
+        "--format",
+        "output_format",
+        type=_Formats(kind),
+        default=default,
+        help=f"Output format [default: {said or default}].",
+    )
+
+
+class _Commands(click.Group):
+    """Every command's errors become messages: a KBError is located and exits 1; anything
+    else is a bug in kb, said as one, and exits 2. Never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from .errors import BadRequest, KBError
+
+        try:
+            return super().invoke(ctx)
+        except KBError as exc:
+            click.echo(_error_text(exc), err=True)
+            sys.exit(2 if isinstance(exc, BadRequest) else 1)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except Exception as exc:  # the point is to catch what nobody foresaw
+            click.echo(
+                f"kb: internal error: {type(exc).__name__}: {exc}\n"
+                "    this is a bug in kb; please report it with the command and files",
+                err=True,
+            )
+            sys.exit(2)
+
+
+def _error_text(exc: KBError) -> str:
+    from .diagnostics import printable
+
+    location = exc.location()
+    where = "{}:{}:{}: ".format(*location) if location else ""
+    hint = f"\n    hint: {exc.hint}" if exc.hint else ""
+    return printable(f"Error: {where}{exc.message}{hint}")
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="bottleneck-kb")
 def main() -> None:
     """Bottleneck KB: a knowledge base of ML-systems performance bottlenecks."""
@@ -54,14 +125,20 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(FORMATS),
-    default=None,
-    help="Output format [default: github when GITHUB_ACTIONS is set, else text].",
-)
+@_format_option(CHECK, None, "github when GITHUB_ACTIONS is set, else text")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="CODE",
+    help="Report only this code (repeatable); the other rules do not run.",
+)
+@click.option(
+    "--explain",
+    metavar="CODE",
+    default=None,
+    help="Print what CODE checks, why, how to fix it, with failing and passing examples.",
+)
 @click.option(
     "--jobs",
     "-j",
@@ -74,6 +151,8 @@ def check(
     paths: tuple[Path, ...],
     output_format: str | None,
     strict: bool,
+    select: tuple[str, ...],
+    explain: str | None,
     jobs: int | None,
     root: Path | None,
 ) -> None:
@@ -84,12 +163,17 @@ def check(
     """
     from .check import check as run_check
     from .diagnostics import INTERNAL
-    from .report import REPORTERS
+    from .report import render
 
+    if explain is not None:
+        click.echo(_explanation(explain))
+        return
+    for code in select:
+        _known_rule(code)
     if output_format is None:
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    result = run_check(_root(root), list(paths) or None, jobs)
-    click.echo(REPORTERS[output_format](result), nl=False)
+    result = run_check(_root(root), list(paths) or None, jobs, frozenset(select) or None)
+    click.echo(render(CHECK, output_format, result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):
         sys.exit(2)
     sys.exit(1 if result.errors or (strict and result.warnings) else 0)
@@ -125,25 +209,37 @@ def _parse_assignments(values: tuple[str, ...]) -> dict[str, float]:
     "assignments",
     multiple=True,
     metavar="SYMBOL=VALUE",
-    help="Override a symbol's typical value (repeatable).",
+    help="Set a symbol to a value within its range (repeatable) [default: its typical value].",
 )
-@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+@click.option(
+    "--basis",
+    type=click.Choice(["datasheet", "measured"]),
+    default="datasheet",
+    show_default=True,
+    help="Device figures: the datasheet's, or measured ones where the catalog has them.",
+)
+@click.option(
+    "--derated",
+    is_flag=True,
+    help="Apply each device's typical achieved fraction of peak, where the catalog has one.",
+)
+@_format_option(EVALUATION, "table")
 @_root_option
 def eval_command(
     entry_id: str,
     devices: tuple[str, ...],
     assignments: tuple[str, ...],
+    basis: str,
+    derated: bool,
     output_format: str,
     root: Path | None,
 ) -> None:
     """Evaluate ENTRY_ID (e.g. flops/speculative-draft) on devices of the catalog."""
-    import json
-
-    from .diagnostics import located_line, printable
-    from .evaluate import EvaluationError, parse_formulas
-    from .evaluation import evaluate_entry, to_dict, to_text
+    from .diagnostics import located_line
+    from .evaluation import evaluate_entry
     from .kb import KnowledgeBase
-    from .schemas import suggest
+    from .report import render
+    from .roofline import Basis
 
     overrides = _parse_assignments(assignments)
     base = _root(root)
@@ -152,67 +248,49 @@ def eval_command(
     if entry is None:
         for d in kb.diagnostics:
             click.echo(located_line(d), err=True)
-        raise click.ClickException(f"cannot evaluate '{entry_id}'")
-    unknown = [name for name in overrides if name not in entry.symbols]
-    if unknown:
-        raise click.BadParameter(
-            f"'{unknown[0]}' is not a symbol of {entry_id}; "
-            + suggest(unknown[0], sorted(entry.symbols), "symbols"),
-            param_hint="--set",
-        )
-    missing = [name for name in devices if name not in kb.catalog.devices]
-    if missing:
-        raise click.BadParameter(
-            f"no device '{missing[0]}'; "
-            + suggest(missing[0], sorted(kb.catalog.devices), "devices"),
-            param_hint="--on",
-        )
-    dtype = entry.intensity.dtype
-    if devices:
-        chosen = [kb.catalog.devices[n] for n in devices]
-    else:  # every device that can run the entry's dtype; say which cannot
-        chosen = [d for d in kb.catalog.devices.values() if dtype in d.peak_flops]
-        for skipped in sorted(set(kb.catalog.devices) - {d.id for d in chosen}):
-            click.echo(f"{skipped}: skipped, no dense {dtype} peak in the catalog", err=True)
-    formulas, problems = parse_formulas(entry)
-    if formulas is None:
-        for d in problems:
-            click.echo(located_line(d), err=True)
-        raise click.ClickException(f"the formulas of '{entry_id}' do not parse")
-    try:
-        evaluation = evaluate_entry(entry, formulas, chosen, overrides)
-    except EvaluationError as exc:
-        raise click.ClickException(exc.message) from None
-    if output_format == "json":
-        click.echo(json.dumps(to_dict(evaluation), indent=2))
-    else:
-        click.echo(printable(to_text(evaluation)), nl=False)
+        raise click.ClickException(f"cannot evaluate '{entry_id}': run kb check")
+    figures = Basis(measured=basis == "measured", derated=derated)
+    evaluation = evaluate_entry(entry, kb.catalog.devices, devices, overrides, basis=figures)
+    click.echo(render(EVALUATION, output_format, evaluation), nl=False)
 
 
 @main.command()
-@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+@_format_option(HARDWARE, "table")
 @_root_option
 def hardware(output_format: str, root: Path | None) -> None:
     """List the devices of the catalog with their ridge point per dtype."""
-    import json
-
-    from .evaluation import hardware_rows, hardware_text
     from .kb import Catalog
+    from .report import render
+    from .results import HardwareListing
 
     catalog = Catalog.load(_root(root))
-    devices = list(catalog.devices.values())
-    if output_format == "json":
-        click.echo(json.dumps(hardware_rows(devices), indent=2))
-    else:
-        click.echo(hardware_text(devices), nl=False)
+    listing = HardwareListing(list(catalog.devices.values()))
+    click.echo(render(HARDWARE, output_format, listing), nl=False)
     if catalog.diagnostics:
         click.echo(f"{len(catalog.diagnostics)} problem(s) in hardware/; run kb check", err=True)
         sys.exit(1)
 
 
+def _known_rule(code: str) -> None:
+    from .errors import BadRequest
+    from .rules import REGISTRY
+    from .schemas import suggest
+
+    if code not in REGISTRY:
+        raise BadRequest(f"no rule {code}", suggest(code, sorted(REGISTRY), "codes"))
+
+
+def _explanation(code: str) -> str:
+    from .rules import REGISTRY
+
+    _known_rule(code)
+    rule = REGISTRY[code]
+    return f"{code} {rule.name} ({rule.severity.value})\n\n{rule.doc.text}"
+
+
 @main.command()
 def rules() -> None:
-    """List every diagnostic code with its name and summary."""
+    """List every diagnostic code with its name and summary (kb check --explain CODE for more)."""
     from .rules import REGISTRY
 
     for code in sorted(REGISTRY):

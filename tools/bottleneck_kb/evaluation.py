@@ -1,27 +1,59 @@
-"""`kb eval` as a library: an entry on devices, its crossovers, workarounds and checks, as
-plain data (for JSON and the site) and as a table for people."""
+"""An entry over a set of devices: which devices apply and why others are skipped, the result
+on each, where the verdict flips as each symbol sweeps its range, each workaround's modeled
+effect and each check's outcome. Typed results that `kb eval`, the reporters and the site
+share; how they are shown is the reporters' business."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
-from .evaluate import (
-    Crossover,
+from .errors import BadRequest, KBError
+from .model import Check, Device, Entry
+from .numbers import format_seconds, number
+from .roofline import (
+    DATASHEET,
+    Basis,
     EvaluationError,
     Formulas,
     Result,
     check_failures,
-    crossover,
     describe,
     evaluate,
     explain,
-    number,
-    speedup,
+    missing_figures,
+    parse_formulas,
 )
-from .model import Check, Device, Entry
-from .quantity import format_ratio, format_seconds, format_si
+from .schemas import suggest
+
+if TYPE_CHECKING:
+    from .symbolic import Rendered
+
+#: Sample points per range when looking for a crossover, and bisection steps after one is
+#: found; both bound the work a hostile range can ask for.
+CROSSOVER_SAMPLES = 64
+BISECTION_STEPS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A device of the catalog the entry was not evaluated on, and why."""
+
+    device: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Crossover:
+    """Where the verdict flips as one symbol moves through its range (None: not in range)."""
+
+    symbol: str
+    at: float | None
+    below: str
+    above: str
+    range: tuple[float, float]
 
 
 @dataclass(frozen=True)
@@ -44,34 +76,109 @@ class CheckOutcome:
 @dataclass(frozen=True)
 class EntryEvaluation:
     entry: Entry
-    assignment: str
-    intensity: str
-    intensity_latex: str
-    intensity_mathml: str
+    formulas: Formulas
+    #: The values of the symbols, typical with overrides applied.
+    values: dict[str, float]
     results: list[Result]
+    skipped: list[Skipped]
     crossovers: dict[str, list[Crossover]]
+    intensity: Rendered | None = None
     workarounds: list[WorkaroundEffect] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
+
+    @property
+    def verdicts(self) -> dict[str, list[str]]:
+        """The devices by verdict: more than one key when the verdict differs between them."""
+        found: dict[str, list[str]] = {}
+        for result in self.results:
+            found.setdefault(result.verdict, []).append(result.device)
+        return found
+
+    @property
+    def assignment(self) -> str:
+        """`B=1, k=4`: the values of the symbols the formulas use."""
+        return describe(self.values, self.formulas)
+
+
+def select_devices(
+    entry: Entry, formulas: Formulas, catalog: Mapping[str, Device], on: Sequence[str] = ()
+) -> tuple[list[Device], list[Skipped]]:
+    """The devices to evaluate `entry` on (`on`, or the whole catalog) and those skipped: a
+    device without a figure the entry reads (a dense peak for its dtype, an interconnect
+    bandwidth, ...) cannot place it on its roofs."""
+    for name in on:
+        if name not in catalog:
+            raise BadRequest(f"no device '{name}'", suggest(name, sorted(catalog), "devices"))
+    chosen: list[Device] = []
+    skipped: list[Skipped] = []
+    for device in [catalog[name] for name in dict.fromkeys(on)] or list(catalog.values()):
+        missing = missing_figures(entry, formulas, device)
+        if missing:
+            skipped.append(Skipped(device.id, f"no {', '.join(missing)} in the catalog"))
+        else:
+            chosen.append(device)
+    return chosen, skipped
+
+
+def check_overrides(entry: Entry, overrides: Mapping[str, float]) -> None:
+    """Overrides name declared symbols and lie in their ranges: a symbol's range is its
+    domain, the one `kb check` has shown the formulas to be defined on."""
+    for name, value in overrides.items():
+        symbol = entry.symbols.get(name)
+        if symbol is None:
+            raise BadRequest(
+                f"'{name}' is not a symbol of {entry.id}",
+                suggest(name, sorted(entry.symbols), "symbols"),
+            )
+        if not math.isfinite(value):
+            raise BadRequest(f"{name}={value} is not a finite number")
+        if symbol.range is None and value != symbol.typical:
+            raise BadRequest(
+                f"'{name}' has no range in {entry.id}, so it keeps its typical value",
+                "the formulas are checked on a symbol's range only",
+            )
+        if symbol.range is not None and not symbol.range[0] <= value <= symbol.range[1]:
+            lo, hi = symbol.range
+            raise BadRequest(
+                f"{name}={number(value)} is outside its range [{number(lo)}, {number(hi)}]",
+                f"the formulas of {entry.id} are checked on that range only",
+            )
 
 
 def evaluate_entry(
     entry: Entry,
-    formulas: Formulas,
-    devices: Sequence[Device],
+    catalog: Mapping[str, Device],
+    on: Sequence[str] = (),
     overrides: Mapping[str, float] | None = None,
+    *,
+    basis: Basis = DATASHEET,
+    symbolic: bool = True,
 ) -> EntryEvaluation:
-    """Everything `kb eval` shows; raises EvaluationError when the entry cannot be evaluated."""
-    from .symbolic import intensity, to_latex, to_mathml
-
-    results = [evaluate(entry, formulas, device, overrides) for device in devices]
-    symbolic = intensity(formulas.flops, formulas.bytes)
+    """Everything `kb eval` shows, on the device figures `basis` picks (checks are judged on
+    the datasheet's whatever it is). Raises KBError (EvaluationError for a formula that
+    cannot be evaluated) with a message and, where known, the place in the entry."""
+    overrides = dict(overrides or {})
+    check_overrides(entry, overrides)
+    formulas, problems = parse_formulas(entry)
+    if formulas is None:
+        if not problems:  # a derived formula: the derived-formula rule says where
+            raise KBError(f"a derived formula of {entry.id} does not parse; run kb check")
+        first = problems[0]
+        raise KBError(first.message, first.hint, first.path, first.line, first.col)
+    devices, skipped = select_devices(entry, formulas, catalog, on)
+    results = [evaluate(entry, formulas, device, overrides, basis=basis) for device in devices]
+    if not on:  # the whole catalog: fastest first, which is what a reader choosing looks for
+        order = sorted(range(len(results)), key=lambda i: (results[i].time, results[i].device))
+        results = [results[i] for i in order]
+        devices = [devices[i] for i in order]
     crossovers = {
         device.id: [
             found
             for symbol in entry.scales_with
-            if symbol.symbol in formulas.flops.symbols | formulas.bytes.symbols
-            and symbol.symbol not in (overrides or {})
-            and (found := crossover(entry, formulas, device, symbol.symbol, overrides)) is not None
+            if symbol.symbol in formulas.symbols
+            and symbol.symbol not in overrides
+            and (found := crossover(entry, formulas, device, symbol.symbol, overrides, basis))
+            is not None
         ]
         for device in devices
     }
@@ -79,13 +186,16 @@ def evaluate_entry(
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is None:
             continue
-        modeled = {d.id: evaluate(entry, formulas, d, overrides, workaround=index) for d in devices}
+        modeled = {
+            d.id: evaluate(entry, formulas, d, overrides, workaround=index, basis=basis)
+            for d in devices
+        }
         effects.append(
             WorkaroundEffect(
                 workaround.title,
                 workaround.reported,
                 modeled,
-                {r.device: speedup(r, modeled[r.device]) for r in results},
+                {r.device: r.time / modeled[r.device].time for r in results},
                 {r.device: r.bytes / modeled[r.device].bytes for r in results},
             )
         )
@@ -95,16 +205,14 @@ def evaluate_entry(
         for device in devices
         if device.id in check.devices
     ]
+    rendered = None
+    if symbolic:
+        from .symbolic import render_intensity
+
+        rendered = render_intensity(formulas.flops, formulas.bytes)
+    values = dict(results[0].values) if results else {}
     return EntryEvaluation(
-        entry=entry,
-        assignment=describe(results[0].values, formulas) if results else "",
-        intensity=str(symbolic),
-        intensity_latex=to_latex(symbolic),
-        intensity_mathml=to_mathml(symbolic),
-        results=results,
-        crossovers=crossovers,
-        workarounds=effects,
-        checks=outcomes,
+        entry, formulas, values, results, skipped, crossovers, rendered, effects, outcomes
     )
 
 
@@ -113,7 +221,8 @@ def _check(entry: Entry, formulas: Formulas, device: Device, check: Check) -> Ch
         result = evaluate(entry, formulas, device, check.overrides)
     except EvaluationError as exc:
         return CheckOutcome(check.claim, device.id, False, exc.message)
-    failures = check_failures(check, result, formulas)
+    units = {d.name: d.unit for d in entry.derived}
+    failures = check_failures(check, result, formulas, units)
     detail = "; ".join(failures) or (
         f"{explain(result, describe(result.values, formulas))}, "
         f"time >= {format_seconds(result.time)}"
@@ -121,176 +230,59 @@ def _check(entry: Entry, formulas: Formulas, device: Device, check: Check) -> Ch
     return CheckOutcome(check.claim, device.id, not failures, detail)
 
 
-def result_dict(result: Result) -> dict[str, Any]:
-    return {
-        "device": result.device,
-        "flops": result.flops,
-        "bytes": result.bytes,
-        "intensity": result.intensity,
-        "peak_flops": result.peak,
-        "memory_bandwidth": result.bandwidth,
-        "ridge": result.ridge,
-        "verdict": result.verdict,
-        "compute_time": result.compute_time,
-        "memory_time": result.memory_time,
-        "time": result.time,
-    }
+def crossover(
+    entry: Entry,
+    formulas: Formulas,
+    device: Device,
+    symbol: str,
+    overrides: Mapping[str, float] | None = None,
+    basis: Basis = DATASHEET,
+) -> Crossover | None:
+    """Where the verdict on `device` flips as `symbol` sweeps its declared range, holding the
+    rest at their typical (or overridden) values. None when the symbol has no range."""
+    declared = entry.symbols[symbol]
+    if declared.range is None:
+        return None
+    lo, hi = declared.range
+    base = dict(overrides or {})
+
+    def verdict_at(x: float) -> str:
+        return evaluate(entry, formulas, device, {**base, symbol: x}, basis=basis).verdict
+
+    points = sweep(lo, hi)
+    first = verdict_at(points[0])
+    previous = points[0]
+    for x in points[1:]:
+        if verdict_at(x) != first:
+            left, right = previous, x
+            for _ in range(BISECTION_STEPS):
+                middle = _midpoint(left, right)
+                if middle in (left, right):
+                    break
+                if verdict_at(middle) == first:
+                    left = middle
+                else:
+                    right = middle
+            return Crossover(symbol, right, first, verdict_at(right), (lo, hi))
+        previous = x
+    return Crossover(symbol, None, first, first, (lo, hi))
 
 
-def to_dict(evaluation: EntryEvaluation) -> dict[str, Any]:
-    """Plain data in base units (FLOP, B, FLOP/B, FLOP/s, B/s, s)."""
-    return {
-        "id": evaluation.entry.id,
-        "dtype": evaluation.entry.intensity.dtype,
-        "values": dict(evaluation.results[0].values) if evaluation.results else {},
-        "intensity_formula": evaluation.intensity,
-        "intensity_latex": evaluation.intensity_latex,
-        "intensity_mathml": evaluation.intensity_mathml,
-        "results": [result_dict(r) for r in evaluation.results],
-        "crossovers": {
-            device: [
-                {
-                    "symbol": c.symbol,
-                    "at": c.at,
-                    "below": c.below,
-                    "above": c.above,
-                    "range": list(c.range),
-                }
-                for c in found
-            ]
-            for device, found in evaluation.crossovers.items()
-        },
-        "workarounds": [
-            {
-                "title": w.title,
-                "reported": w.reported,
-                "modeled": {d: result_dict(r) for d, r in w.modeled.items()},
-                "speedup": w.speedup,
-                "bytes_cut": w.bytes_cut,
-            }
-            for w in evaluation.workarounds
-        ],
-        "checks": [
-            {"claim": c.claim, "device": c.device, "passed": c.passed, "detail": c.detail}
-            for c in evaluation.checks
-        ],
-    }
+def sweep(lo: float, hi: float) -> list[float]:
+    """The points a crossover search samples in [lo, hi], both ends included: geometric when
+    the range spans more than a decade of positive values, else even."""
+    if lo == hi:
+        return [lo]
+    if lo > 0 and hi / lo > 10:
+        step = math.log(hi / lo) / (CROSSOVER_SAMPLES - 1)
+        inner = [lo * math.exp(step * i) for i in range(1, CROSSOVER_SAMPLES - 1)]
+    else:
+        step = (hi - lo) / (CROSSOVER_SAMPLES - 1)
+        inner = [lo + step * i for i in range(1, CROSSOVER_SAMPLES - 1)]
+    return [lo, *(min(max(x, lo), hi) for x in inner), hi]
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            cell.ljust(w) if i == 0 else cell.rjust(w)
-            for i, (cell, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
-
-
-def to_text(evaluation: EntryEvaluation) -> str:
-    entry = evaluation.entry
-    out = [
-        f"{entry.id}: {entry.title}",
-        f"  intensity = {evaluation.intensity} FLOP/B   (dtype {entry.intensity.dtype}; "
-        f"at {evaluation.assignment})",
-        "",
-    ]
-    out += _table(
-        [
-            "device",
-            "FLOPs",
-            "bytes",
-            "intensity",
-            "ridge",
-            "bound",
-            "compute",
-            "memory",
-            "lower bound",
-        ],
-        [
-            [
-                r.device,
-                format_si(r.flops, "FLOP"),
-                format_si(r.bytes, "B"),
-                f"{format_ratio(r.intensity)} FLOP/B",
-                f"{format_ratio(r.ridge)} FLOP/B",
-                r.verdict,
-                format_seconds(r.compute_time),
-                format_seconds(r.memory_time),
-                format_seconds(r.time),
-            ]
-            for r in evaluation.results
-        ],
-    )
-    out += ["", "Crossovers (where the verdict flips as one symbol sweeps its range):"]
-    for device, found in evaluation.crossovers.items():
-        for c in found:
-            lo, hi = c.range
-            where = (
-                f"{c.below} below, {c.above} from {c.symbol} = {number(c.at)}"
-                if c.at is not None
-                else f"none in range ({c.below} throughout)"
-            )
-            out.append(f"  {device}  {c.symbol} in [{number(lo)}, {number(hi)}]: {where}")
-    if evaluation.workarounds:
-        out += ["", "Workarounds (modeled on the roofline, beside what the source reports):"]
-        for w in evaluation.workarounds:
-            out.append(f"  {w.title}")
-            for device, gain in w.speedup.items():
-                modeled = w.modeled[device]
-                out.append(
-                    f"    {device}: {gain:.2f}x faster (bytes cut {w.bytes_cut[device]:.2f}x; "
-                    f"{format_si(modeled.bytes, 'B')}, {format_seconds(modeled.time)}, "
-                    f"{modeled.verdict}-bound)"
-                )
-            if w.reported:
-                out.append(f"    reported: {w.reported}")
-    if evaluation.checks:
-        out += ["", "Checks:"]
-        for c in evaluation.checks:
-            out.append(f"  {'ok  ' if c.passed else 'FAIL'} {c.detail}")
-            out.append(f"       {c.claim}")
-    return "\n".join(out) + "\n"
-
-
-def hardware_rows(devices: Sequence[Device]) -> list[dict[str, Any]]:
-    """Each device with its bandwidth and, per dtype, dense peak and ridge point."""
-    return [
-        {
-            "id": d.id,
-            "name": d.name,
-            "memory_bandwidth": d.memory_bandwidth,
-            "memory_capacity": d.quantities["memory_capacity"].value,
-            "peaks": {k: v.value for k, v in d.peak_flops.items()},
-            "ridge": {k: v.value / d.memory_bandwidth for k, v in d.peak_flops.items()},
-        }
-        for d in devices
-    ]
-
-
-def hardware_text(devices: Sequence[Device]) -> str:
-    dtypes = sorted({k for d in devices for k in d.peak_flops}, key=_DTYPE_ORDER.index)
-    rows = [
-        [
-            d.id,
-            format_si(d.memory_bandwidth, "B/s"),
-            format_si(d.quantities["memory_capacity"].value, "B"),
-        ]
-        + [
-            f"{format_ratio(d.peak_flops[t].value / d.memory_bandwidth)}"
-            if t in d.peak_flops
-            else "-"
-            for t in dtypes
-        ]
-        for d in devices
-    ]
-    lines = _table(["device", "bandwidth", "memory", *(f"ridge {t}" for t in dtypes)], rows)
-    return (
-        "\n".join([*lines, "", "Ridge points in FLOP/B: dense peak FLOP/s / memory bandwidth."])
-        + "\n"
-    )
-
-
-_DTYPE_ORDER = ["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4"]
+def _midpoint(left: float, right: float) -> float:
+    if left > 0 and right / left > 4:
+        return math.sqrt(left * right)
+    return left + (right - left) / 2

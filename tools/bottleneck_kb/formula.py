@@ -31,7 +31,9 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from numbers import Real
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from .errors import KBError
 
 __all__ = [
     "FUNCTIONS",
@@ -59,24 +61,17 @@ _MAX_LISTED_SYMBOLS = 20
 """How many declared symbols an "unknown symbol" message lists before eliding the rest."""
 
 
-class FormulaError(Exception):
+class FormulaError(KBError):
     """A formula that cannot be parsed or evaluated.
 
     ``offset`` is the 0-based character offset inside the formula text where the problem is
     (0 when unknown); ``hint`` is an optional suggestion for fixing it.
     """
 
-    message: str
-    offset: int
-    hint: str | None
-
     def __init__(self, message: str, offset: int = 0, hint: str | None = None) -> None:
-        # All three go to Exception.__init__ so that pickling (e.g. across worker processes)
-        # reconstructs the full error rather than just the message.
-        super().__init__(message, offset, hint)
-        self.message = message
+        super().__init__(message, hint)
+        self.args = (message, offset, hint)
         self.offset = offset
-        self.hint = hint
 
     def __str__(self) -> str:
         text = f"{self.message} (at offset {self.offset})"
@@ -101,12 +96,29 @@ class Formula:
     program: Callable[[Mapping[str, float]], float] = field(compare=False, repr=False)
 
 
+Bounds = tuple[float, float]
+
+
 class Function(NamedTuple):
-    """Arity and float implementation of a function callable from formulas."""
+    """A function callable from formulas: its arity, its float implementation, its bounds
+    over intervals of its arguments (raising ValueError outside its domain), and its symbolic
+    form, given the sympy module (so that this module never imports sympy)."""
 
     min_args: int
     max_args: int | None  # None: no upper bound
     impl: Callable[..., float]
+    bounds: Callable[..., Bounds]
+    symbolic: Callable[[Any], Callable[..., Any]]
+
+
+def _increasing(impl: Callable[[float], float]) -> Callable[[Bounds], Bounds]:
+    """The bounds of a non-decreasing function: its values at the ends."""
+    return lambda x: (impl(x[0]), impl(x[1]))
+
+
+def _elementwise(impl: Callable[..., float]) -> Callable[..., Bounds]:
+    """The bounds of min or max: the function of the lower ends and of the upper ends."""
+    return lambda *xs: (impl(x[0] for x in xs), impl(x[1] for x in xs))
 
 
 def _ceil(x: float) -> float:
@@ -118,14 +130,18 @@ def _floor(x: float) -> float:
     return float(math.floor(x))
 
 
+#: The one table of the language's functions: parsing, evaluation, the symbolic view and the
+#: documentation all read it, so a new function is one row here.
 FUNCTIONS: Mapping[str, Function] = MappingProxyType(
     {
-        "min": Function(2, None, min),
-        "max": Function(2, None, max),
-        "ceil": Function(1, 1, _ceil),
-        "floor": Function(1, 1, _floor),
-        "log2": Function(1, 1, math.log2),
-        "sqrt": Function(1, 1, math.sqrt),
+        "min": Function(2, None, min, _elementwise(min), lambda sympy: sympy.Min),
+        "max": Function(2, None, max, _elementwise(max), lambda sympy: sympy.Max),
+        "ceil": Function(1, 1, _ceil, _increasing(_ceil), lambda sympy: sympy.ceiling),
+        "floor": Function(1, 1, _floor, _increasing(_floor), lambda sympy: sympy.floor),
+        "log2": Function(
+            1, 1, math.log2, _increasing(math.log2), lambda sympy: lambda x: sympy.log(x, 2)
+        ),
+        "sqrt": Function(1, 1, math.sqrt, _increasing(math.sqrt), lambda sympy: sympy.sqrt),
     }
 )
 
@@ -494,7 +510,9 @@ def _compile(node: ast.AST, text: str) -> Program:
 
         return symbol
     if isinstance(node, ast.Constant):
-        # Integer literals are converted so that no integer arithmetic ever happens.
+        # Integer literals are converted so that no integer arithmetic ever happens; the
+        # validator admitted only int and float constants.
+        assert isinstance(node.value, int | float)
         constant = float(node.value)
         return lambda env: constant
     if isinstance(node, ast.BinOp):

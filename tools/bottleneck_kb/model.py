@@ -10,6 +10,7 @@ in a typed value can still say where the user wrote it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -20,14 +21,9 @@ from .source import Document, Pointer
 
 BAD_QUANTITY = "KB301"
 
-#: Catalog fields that hold a quantity, and what each measures. Entries name these in
-#: `hardware_parameters[].parameter`; `peak_flops.<dtype>` names one row of peak_flops.
-DEVICE_QUANTITIES: dict[str, Dimension] = {
-    "memory_capacity": Dimension.BYTES,
-    "memory_bandwidth": Dimension.BANDWIDTH,
-    "interconnect_bandwidth": Dimension.BANDWIDTH,
-}
 PEAK_FLOPS = "peak_flops"
+#: What each `direction` of a link bandwidth is multiplied by to give one direction.
+PER_DIRECTION = {"per_direction": 1.0, "both_directions": 0.5}
 
 
 @dataclass(slots=True)
@@ -56,12 +52,32 @@ class Located:
 @dataclass(slots=True)
 class Reference:
     title: str
+    first_author: str
+    year: int
     arxiv: str | None
     url: str | None
+    where: Located
 
     @property
     def link(self) -> str:
         return f"https://arxiv.org/abs/{self.arxiv}" if self.arxiv else str(self.url)
+
+    @property
+    def key(self) -> str:
+        """What a claim names the reference by: its arXiv id, or its URL."""
+        return self.arxiv or str(self.url)
+
+
+@dataclass(slots=True)
+class Claim:
+    """A statement of the card beside what its cited source says (see the schema's claims)."""
+
+    card: str
+    source: str | None
+    reference: str | None
+    verdict: str
+    check: int | None
+    where: Located
 
 
 @dataclass(slots=True)
@@ -89,6 +105,28 @@ class Intensity:
     flops: WrittenFormula
     bytes: WrittenFormula
     dtype: str
+    #: The other roofs' formulas, where the entry gives them.
+    interconnect_bytes: WrittenFormula | None = None
+    latency: WrittenFormula | None = None
+    footprint: WrittenFormula | None = None
+
+
+@dataclass(slots=True)
+class Derived:
+    """A named formula over symbols, device figures and earlier derived names."""
+
+    name: str
+    formula: WrittenFormula
+    unit: str
+    description: str
+    where: Located
+
+
+@dataclass(slots=True)
+class Related:
+    id: str
+    relation: str
+    where: Located
 
 
 @dataclass(slots=True)
@@ -107,6 +145,10 @@ class WorkaroundModel:
     flops: WrittenFormula | None
     bytes: WrittenFormula | None
     where: Located
+    #: Replacements for the other roofs' formulas, where the workaround changes them.
+    interconnect_bytes: WrittenFormula | None = None
+    latency: WrittenFormula | None = None
+    footprint: WrittenFormula | None = None
 
 
 @dataclass(slots=True)
@@ -124,7 +166,10 @@ class Check:
     overrides: dict[str, float]
     devices: tuple[str, ...]
     bound_by: str | None
+    #: Bounds on the built-in quantities (flops, bytes, intensity, time, the roofs).
     bounds: dict[str, tuple[float | None, float | None]]
+    #: Bounds on derived values, by name.
+    derived: dict[str, tuple[float | None, float | None]]
     where: Located
 
 
@@ -140,8 +185,11 @@ class Entry:
     workarounds: tuple[Workaround, ...]
     checks: tuple[Check, ...]
     references: tuple[Reference, ...]
+    claims: tuple[Claim, ...]
     notes: str | None
     source: Document = field(repr=False)
+    derived: tuple[Derived, ...] = ()
+    related: tuple[Related, ...] = ()
     #: Former ids, which the site redirects to this entry.
     aliases: tuple[str, ...] = ()
     #: scales_with by symbol; derived, but asked for by nearly every rule.
@@ -154,11 +202,76 @@ class Entry:
     def path(self) -> str:
         return self.source.path
 
+    def all_references(self) -> Iterator[Reference]:
+        """The entry's references, then each workaround's."""
+        yield from self.references
+        for workaround in self.workarounds:
+            yield from workaround.references
+
+
+@dataclass(frozen=True, slots=True)
+class FieldShape:
+    """What a device field measures, read from the hardware schema: the `x-dimension` of the
+    `$defs` shape the field references (None for a count), and its plausible range if any."""
+
+    dimension: Dimension | None
+    plausible: tuple[float, float] | None
+
+
+@dataclass(frozen=True, slots=True)
+class DtypeTraits:
+    """What the catalog rules need to know of a data type, from its annotations in the schema."""
+
+    bits: int
+    tensor: bool
+
 
 @dataclass(slots=True)
 class Source:
+    """A document a device's figures come from; `kind` is vendor or secondary, `read` the
+    date it was read."""
+
+    id: str
+    title: str
     url: str
-    supports: str
+    publisher: str
+    kind: str
+    read: str
+    where: Located
+
+
+@dataclass(slots=True)
+class Measured:
+    """A measured value beside a datasheet figure, converted like the figure."""
+
+    value: Measure
+    how: str
+    source: str
+    where: Located
+
+
+@dataclass(slots=True)
+class Figure:
+    """One figure of a device: its datasheet value in the model's units (a link bandwidth per
+    direction; a count as a number), and what the file says about it."""
+
+    value: Measure
+    source: str
+    basis: str
+    note: str | None
+    direction: str | None
+    measured: Measured | None
+    where: Located
+
+
+@dataclass(slots=True)
+class Fraction:
+    """A typical achieved fraction of a datasheet peak, with its source."""
+
+    value: float
+    source: str
+    note: str | None
+    where: Located
 
 
 @dataclass(slots=True)
@@ -166,11 +279,34 @@ class Device:
     id: str
     name: str
     vendor: str
-    quantities: dict[str, Measure]
-    peak_flops: dict[str, Measure]
+    #: Every figure by parameter name: `memory_bandwidth`, `peak_flops.bf16`, ...
+    figures: dict[str, Figure]
+    achieved: dict[str, Fraction]
     notes: str | None
     sources: tuple[Source, ...]
     source: Document = field(repr=False)
+    #: Datasheet values by field name, dense peaks by dtype, measured values by parameter
+    #: name and achieved fractions by field: views of `figures` and `achieved`, asked for by
+    #: every evaluation.
+    quantities: dict[str, Measure] = field(init=False, repr=False, compare=False)
+    peak_flops: dict[str, Measure] = field(init=False, repr=False, compare=False)
+    measured: dict[str, Measure] = field(init=False, repr=False, compare=False)
+    achieved_fraction: dict[str, float] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        prefix = PEAK_FLOPS + "."
+        self.quantities = {
+            name: f.value for name, f in self.figures.items() if not name.startswith(prefix)
+        }
+        self.peak_flops = {
+            name.removeprefix(prefix): f.value
+            for name, f in self.figures.items()
+            if name.startswith(prefix)
+        }
+        self.measured = {
+            name: f.measured.value for name, f in self.figures.items() if f.measured is not None
+        }
+        self.achieved_fraction = {name: a.value for name, a in self.achieved.items()}
 
     @property
     def path(self) -> str:
@@ -187,21 +323,91 @@ class Device:
         return self.quantities.get(name)
 
 
+def _hardware_schema() -> dict[str, Any]:
+    from .schemas import HARDWARE, schema
+
+    return schema(HARDWARE)
+
+
+def _shape_of(node: dict[str, Any]) -> FieldShape | None:
+    """The shape of a property that references a figure of `$defs`; None for anything else."""
+    if "$ref" not in node:
+        return None
+    shape = _hardware_schema()["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    name = shape.get("x-dimension")
+    if name is None:
+        return None
+    dimension = None if name == "count" else Dimension[name.upper()]
+    plausible = None
+    if "x-plausible" in shape and dimension is not None:
+        low, high = (parse(text, dimension).value for text in shape["x-plausible"])
+        plausible = (low, high)
+    return FieldShape(dimension, plausible)
+
+
+@cache
+def field_shapes() -> dict[str, FieldShape]:
+    """Every figure field of a device by parameter name (`memory_bandwidth`,
+    `peak_flops.bf16`), with its shape: the hardware schema is the only list of them."""
+    properties = _hardware_schema()["properties"]
+    shapes: dict[str, FieldShape] = {}
+    rows = [(name, node) for name, node in properties.items() if name != PEAK_FLOPS]
+    rows += [
+        (f"{PEAK_FLOPS}.{dtype}", row)
+        for dtype, row in properties[PEAK_FLOPS]["properties"].items()
+    ]
+    for name, node in rows:
+        shape = _shape_of(node)
+        if shape is not None:
+            shapes[name] = shape
+    return shapes
+
+
+@cache
+def dtype_traits() -> dict[str, DtypeTraits]:
+    """The data types of peak_flops in display order, with their annotations."""
+    rows = _hardware_schema()["properties"][PEAK_FLOPS]["properties"]
+    return {
+        dtype: DtypeTraits(int(row["x-bits"]), bool(row["x-tensor"])) for dtype, row in rows.items()
+    }
+
+
 @cache
 def parameter_names() -> tuple[str, ...]:
     """Every name an entry's hardware parameter may take."""
-    from .schemas import HARDWARE, schema
-
-    dtypes = schema(HARDWARE)["properties"][PEAK_FLOPS]["properties"]
-    return (*DEVICE_QUANTITIES, *(f"{PEAK_FLOPS}.{dtype}" for dtype in dtypes))
+    return tuple(field_shapes())
 
 
-def _references(items: list[dict[str, Any]] | None) -> tuple[Reference, ...]:
-    return tuple(Reference(r["title"], r.get("arxiv"), r.get("url")) for r in items or ())
+def parameter_dimension(name: str) -> Dimension | None:
+    """What a hardware parameter measures; None for a count or an unknown name."""
+    shape = field_shapes().get(name)
+    return None if shape is None else shape.dimension
+
+
+def _references(items: list[dict[str, Any]] | None, where: Located) -> tuple[Reference, ...]:
+    return tuple(
+        Reference(
+            title=r["title"],
+            first_author=r["first_author"],
+            year=int(r["year"]),
+            arxiv=r.get("arxiv"),
+            url=r.get("url"),
+            where=Located(where.source, (*where.pointer, i)),
+        )
+        for i, r in enumerate(items or ())
+    )
 
 
 def _range(value: list[float] | None) -> tuple[float, float] | None:
     return (float(value[0]), float(value[1])) if value else None
+
+
+def _bounds(items: dict[str, dict[str, float]]) -> dict[str, tuple[float | None, float | None]]:
+    return {name: (bound.get("min"), bound.get("max")) for name, bound in items.items()}
+
+
+#: Keys of a check's `expect` that are not bounds on a built-in quantity.
+_NOT_BOUNDS = frozenset({"bound_by", "derived"})
 
 
 def build_entry(source: Document) -> Entry:
@@ -214,6 +420,9 @@ def build_entry(source: Document) -> Entry:
     def formula(text: str, *pointer: str | int) -> WrittenFormula:
         return WrittenFormula(text, at(*pointer))
 
+    def optional(mapping: dict[str, Any], key: str, *pointer: str | int) -> WrittenFormula | None:
+        return formula(mapping[key], *pointer, key) if key in mapping else None
+
     ai = data["arithmetic_intensity"]
     workarounds = []
     for i, item in enumerate(data.get("workarounds", [])):
@@ -222,18 +431,19 @@ def build_entry(source: Document) -> Entry:
             Workaround(
                 title=item["title"],
                 description=item["description"],
-                references=_references(item.get("references")),
+                references=_references(item.get("references"), at("workarounds", i, "references")),
                 model=None
                 if model is None
                 else WorkaroundModel(
                     overrides={k: float(v) for k, v in model.get("set", {}).items()},
-                    flops=formula(model["flops"], "workarounds", i, "model", "flops")
-                    if "flops" in model
-                    else None,
-                    bytes=formula(model["bytes"], "workarounds", i, "model", "bytes")
-                    if "bytes" in model
-                    else None,
+                    flops=optional(model, "flops", "workarounds", i, "model"),
+                    bytes=optional(model, "bytes", "workarounds", i, "model"),
                     where=at("workarounds", i, "model"),
+                    interconnect_bytes=optional(
+                        model, "interconnect_bytes", "workarounds", i, "model"
+                    ),
+                    latency=optional(model, "latency", "workarounds", i, "model"),
+                    footprint=optional(model, "footprint", "workarounds", i, "model"),
                 ),
                 reported=item.get("reported"),
             )
@@ -248,6 +458,9 @@ def build_entry(source: Document) -> Entry:
             flops=formula(ai["flops"], "arithmetic_intensity", "flops"),
             bytes=formula(ai["bytes"], "arithmetic_intensity", "bytes"),
             dtype=ai.get("dtype", "bf16"),
+            interconnect_bytes=optional(ai, "interconnect_bytes", "arithmetic_intensity"),
+            latency=optional(ai, "latency", "arithmetic_intensity"),
+            footprint=optional(ai, "footprint", "arithmetic_intensity"),
         ),
         scales_with=tuple(
             Symbol(
@@ -279,18 +492,40 @@ def build_entry(source: Document) -> Entry:
                 overrides={k: float(v) for k, v in c.get("set", {}).items()},
                 devices=tuple(c["devices"]),
                 bound_by=c["expect"].get("bound_by"),
-                bounds={
-                    name: (bound.get("min"), bound.get("max"))
-                    for name, bound in c["expect"].items()
-                    if name != "bound_by"
-                },
+                bounds=_bounds({k: v for k, v in c["expect"].items() if k not in _NOT_BOUNDS}),
+                derived=_bounds(c["expect"].get("derived", {})),
                 where=at("checks", i),
             )
             for i, c in enumerate(data.get("checks", []))
         ),
-        references=_references(data.get("references")),
+        references=_references(data.get("references"), at("references")),
+        claims=tuple(
+            Claim(
+                card=c["card"],
+                source=c.get("source"),
+                reference=c.get("reference"),
+                verdict=c["verdict"],
+                check=c.get("check"),
+                where=at("claims", i),
+            )
+            for i, c in enumerate(data.get("claims", []))
+        ),
         notes=data.get("notes"),
         source=source,
+        derived=tuple(
+            Derived(
+                name=d["name"],
+                formula=formula(d["formula"], "derived", i, "formula"),
+                unit=d["unit"],
+                description=d["description"],
+                where=at("derived", i),
+            )
+            for i, d in enumerate(data.get("derived", []))
+        ),
+        related=tuple(
+            Related(r["id"], r["relation"], at("related", i))
+            for i, r in enumerate(data.get("related", []))
+        ),
         aliases=tuple(data.get("aliases", ())),
     )
 
@@ -301,9 +536,14 @@ def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
     data = source.data
     problems: list[Diagnostic] = []
 
-    def measure(text: str, dimension: Dimension, *pointer: str) -> Measure | None:
+    def at(*pointer: str | int) -> Located:
+        return Located(source, pointer)
+
+    def measure(value: Any, shape: FieldShape, pointer: tuple[str, ...]) -> Measure | None:
+        if shape.dimension is None:  # a count: the schema made it a whole number
+            return Measure(float(value), 0.5)
         try:
-            return parse(text, dimension)
+            return parse(value, shape.dimension)
         except QuantityError as exc:
             problems.append(
                 source.error_at(
@@ -312,24 +552,72 @@ def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
             )
             return None
 
-    quantities = {
-        name: measure(data[name], dimension, name)
-        for name, dimension in DEVICE_QUANTITIES.items()
-        if name in data
-    }
-    peaks = {
-        dtype: measure(text, Dimension.FLOP_RATE, PEAK_FLOPS, dtype)
-        for dtype, text in data[PEAK_FLOPS].items()
-    }
+    figures: dict[str, Figure] = {}
+    for name, shape in field_shapes().items():
+        pointer = tuple(name.split(".", 1))
+        item = data.get(pointer[0])
+        if len(pointer) == 2 and item is not None:
+            item = item.get(pointer[1])
+        if item is None:
+            continue
+        factor = PER_DIRECTION[item["direction"]] if "direction" in item else 1.0
+        value = measure(item["value"], shape, (*pointer, "value"))
+        measured = None
+        if "measured" in item:
+            seen = item["measured"]
+            measured_value = measure(seen["value"], shape, (*pointer, "measured", "value"))
+            if measured_value is not None:
+                measured = Measured(
+                    _scaled(measured_value, factor),
+                    seen["how"],
+                    seen["source"],
+                    at(*pointer, "measured"),
+                )
+        if value is None:
+            continue
+        figures[name] = Figure(
+            value=_scaled(value, factor),
+            source=item["source"],
+            basis=item.get("basis", "datasheet"),
+            note=item.get("note"),
+            direction=item.get("direction"),
+            measured=measured,
+            where=at(*pointer),
+        )
     if problems:
         return None, problems
     return Device(
         id=data["id"],
         name=data["name"],
         vendor=data["vendor"],
-        quantities={k: v for k, v in quantities.items() if v is not None},
-        peak_flops={k: v for k, v in peaks.items() if v is not None},
+        figures=figures,
+        achieved={
+            name: Fraction(
+                float(item["value"]),
+                item["source"],
+                item.get("note"),
+                at("achieved_fraction", name),
+            )
+            for name, item in data.get("achieved_fraction", {}).items()
+        },
         notes=data.get("notes"),
-        sources=tuple(Source(s["url"], s["supports"]) for s in data["sources"]),
+        sources=tuple(
+            Source(
+                s["id"],
+                s["title"],
+                s["url"],
+                s["publisher"],
+                s["kind"],
+                s["read"],
+                at("sources", i),
+            )
+            for i, s in enumerate(data["sources"])
+        ),
         source=source,
     ), []
+
+
+def _scaled(measure: Measure, factor: float) -> Measure:
+    if factor == 1.0:
+        return measure
+    return Measure(measure.value * factor, measure.resolution * factor)

@@ -14,6 +14,8 @@ from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING
 
+from .errors import KBError
+
 if TYPE_CHECKING:
     import pint
 
@@ -58,13 +60,8 @@ class Dimension(Enum):
         self.spoken = spoken
 
 
-class QuantityError(ValueError):
+class QuantityError(KBError):
     """Text that is not a quantity of the dimension asked for."""
-
-    def __init__(self, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +77,12 @@ class Measure:
 
 
 @cache
-def _registry() -> pint.UnitRegistry:
+def _registry() -> pint.UnitRegistry[float]:
     import pint
 
-    registry = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
+    registry: pint.UnitRegistry[float] = pint.UnitRegistry(
+        None, autoconvert_offset_to_baseunit=False
+    )
     for line in _DEFINITIONS.strip().splitlines():
         registry.define(line)
     return registry
@@ -142,49 +141,3 @@ def parse(text: str, dimension: Dimension) -> Measure:
     if value != value or value in (float("inf"), 0.0):
         raise QuantityError(f"'{text}' is not a positive finite quantity")
     return Measure(value, 0.5 * 10.0**exponent * factor)
-
-
-def format_si(value: float, unit: str, digits: int = 3) -> str:
-    """`1.0506e9, 'B'` -> `1.05 GB`: a value with an SI prefix, as a reader would write it."""
-    if value == 0:
-        return f"0 {unit}"
-    prefixes = (
-        (1e18, "E"),
-        (1e15, "P"),
-        (1e12, "T"),
-        (1e9, "G"),
-        (1e6, "M"),
-        (1e3, "k"),
-        (1.0, ""),
-        (1e-3, "m"),
-        (1e-6, "µ"),
-        (1e-9, "n"),
-    )
-    for scale, prefix in prefixes:
-        if abs(value) >= scale * 0.9995:
-            return f"{_significant(value / scale, digits)} {prefix}{unit}"
-    return f"{value:.{digits}g} {unit}"
-
-
-def _significant(value: float, digits: int) -> str:
-    text = f"{value:.{digits}g}"
-    if "e" in text:
-        return f"{value:.0f}"
-    return text
-
-
-def format_ratio(value: float) -> str:
-    """An intensity or ridge point: `295`, `4.0`, `0.125`."""
-    if abs(value) >= 100:
-        return f"{value:.0f}"
-    if abs(value) >= 1:
-        return f"{value:.1f}"
-    return f"{value:.3g}"
-
-
-def format_seconds(value: float) -> str:
-    """A time as people read it: `0.314 ms`, `12.5 µs`, `1.20 s`."""
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
-        if value >= scale * 0.1:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value / 1e-9:.3g} ns"

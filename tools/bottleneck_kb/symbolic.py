@@ -17,16 +17,21 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import sympy
 
-from .formula import Formula, FormulaError, offset_of
+from .budget import ratio_cost
+from .formula import FUNCTIONS, Formula, FormulaError, offset_of
 
 __all__ = [
     "MAX_EXACT_BITS",
     "MAX_SYMBOLIC_EXPONENT",
+    "Rendered",
     "intensity",
+    "render_intensity",
     "to_latex",
     "to_mathml",
     "to_sympy",
@@ -37,10 +42,6 @@ MAX_EXACT_BITS = 4096
 
 MAX_SYMBOLIC_EXPONENT = 64
 """Largest numeric exponent allowed on a non-constant base such as ``(k + 1)**n``."""
-
-
-def _log2(x: sympy.Expr) -> sympy.Expr:
-    return sympy.log(x, 2)
 
 
 _UNARY_OPERATORS: Mapping[type[ast.unaryop], Callable[[sympy.Expr], sympy.Expr]] = {
@@ -57,15 +58,6 @@ _BINARY_OPERATORS: Mapping[type[ast.operator], Callable[[sympy.Expr, sympy.Expr]
 }
 
 _NON_FINITE = frozenset({sympy.zoo, sympy.nan, sympy.oo, -sympy.oo})
-
-_FUNCTIONS: Mapping[str, Callable[..., sympy.Expr]] = {
-    "min": sympy.Min,
-    "max": sympy.Max,
-    "ceil": sympy.ceiling,
-    "floor": sympy.floor,
-    "log2": _log2,
-    "sqrt": sympy.sqrt,
-}
 
 
 def to_sympy(formula: Formula) -> sympy.Expr:
@@ -105,10 +97,10 @@ def _convert(node: ast.AST, symbols: Mapping[str, sympy.Symbol], text: str) -> s
             _check_power(left, right, text, node)
         return _finite(_BINARY_OPERATORS[type(node.op)](left, right), text, node)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        function = _FUNCTIONS.get(node.func.id)
+        function = FUNCTIONS.get(node.func.id)
         if function is not None:
             args = [_convert(arg, symbols, text) for arg in node.args]
-            return _finite(function(*args), text, node)
+            return _finite(function.symbolic(sympy)(*args), text, node)
     # Unreachable for trees produced by parse(), which only admits the cases above.
     raise FormulaError(
         f"`{type(node).__name__}` cannot be converted to sympy", offset_of(text, node)
@@ -149,6 +141,10 @@ def _check_power(base: sympy.Expr, exponent: sympy.Expr, text: str, node: ast.Bi
         )
 
 
+SIMPLIFY_MAX_OPS = 40
+"""Largest cancelled intensity (in sympy operations) that is also handed to simplify."""
+
+
 def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
     """Arithmetic intensity (FLOPs per byte) as a simplified exact expression.
 
@@ -156,18 +152,44 @@ def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
     factors, which is cheap and handles the usual products of symbols; ``simplify`` then
     tidies what is left (e.g. Min/Max or nested fractions).
     """
+    if not ratio_cost(flops, bytes_).within():
+        raise FormulaError("intensity is past the symbolic budget (kb check refuses it)")
     denominator = to_sympy(bytes_)
     if denominator.is_zero:
         raise FormulaError("byte count is identically zero, so intensity is undefined")
-    ratio = to_sympy(flops) / denominator
-    return sympy.simplify(sympy.cancel(sympy.together(ratio)))
+    ratio = sympy.cancel(sympy.together(to_sympy(flops) / denominator))
+    # simplify tries many rewrites and its time grows fast with size, and with Min and Max
+    # (it compares their arguments pairwise under assumptions): past a few dozen operations,
+    # or with a choice inside, the cancelled form is what a reader gets.
+    if sympy.count_ops(ratio) > SIMPLIFY_MAX_OPS or ratio.has(sympy.Min, sympy.Max):
+        return ratio
+    return sympy.simplify(ratio)
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A simplified expression as plain text, LaTeX and presentation MathML."""
+
+    text: str
+    latex: str
+    mathml: str
+
+
+@lru_cache(maxsize=4096)
+def render_intensity(flops: Formula, bytes_: Formula) -> Rendered:
+    """The simplified intensity, rendered; cached by the formulas' text, since entries share
+    formulas and the site renders every entry."""
+    expr = intensity(flops, bytes_)
+    return Rendered(str(expr), to_latex(expr), to_mathml(expr))
 
 
 def to_latex(expr: sympy.Expr) -> str:
     """LaTeX for the site's formula rendering."""
-    return sympy.latex(expr)
+    latex: str = sympy.latex(expr)
+    return latex
 
 
 def to_mathml(expr: sympy.Expr) -> str:
     """Presentation MathML, which browsers render natively without a JavaScript library."""
-    return sympy.mathml(expr, printer="presentation")
+    mathml: str = sympy.mathml(expr, printer="presentation")
+    return mathml

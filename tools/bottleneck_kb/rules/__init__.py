@@ -1,39 +1,66 @@
-"""The registry of rules: every diagnostic code `kb check` can report.
+"""The registry of rules: every diagnostic code `kb check` can report, with its documentation.
 
 How to add a rule
 -----------------
-1. Pick the module of its concern (or add one: `rules/<concern>.py`) and a free code in its
-   family: KB0xx reading YAML, KB1xx schema, KB2xx cross-references, KB3xx hardware catalog,
-   KB4xx formulas and roofline, KB5xx markup of entry text.
-2. Write the check as a function decorated with `@rule(code, name, scope)`. Its docstring is
-   the rule's documentation (shown by `kb rules` and on the site): a one-line summary, then
-   `Fails:` and `Passes:` examples. The function yields Diagnostics, built where the problem
-   was written: `part.where.error(code, message, hint, at=("key",))` for a part of the typed
-   model, or `entry.source.error_at(code, pointer, message, hint)` for a pointer into the
-   file (`key=True` points at the key, `offset=` at a character inside a string).
+1. Pick the module of its concern (or add one: `rules/<concern>.py`; every module of this
+   package is imported, no list to extend) and a free code in its family: KB0xx reading
+   YAML, KB1xx schema, KB2xx cross-references, KB3xx hardware catalog, KB4xx formulas and
+   roofline, KB5xx what pages show.
+2. Write the check as a function decorated with `@rule(code, name, scope, severity)`. It
+   yields Diagnostics built where the problem was written, `part.where.error(code, message,
+   hint, at=("key",))` for a part of the typed model or `entry.source.error_at(code, pointer,
+   message, hint)` for a pointer into the file (`key=True` points at the key, `offset=` at a
+   character inside a string); the runner stamps the registered code and severity on them.
    Scopes: `ENTRY` checks get `(entry, context)`, `DEVICE` checks get `(device, context)`,
    `KNOWLEDGE_BASE` checks get `(summaries, context)` once per run.
-3. Import the module at the bottom of this file.
-4. Add a fixture `tests/fixtures/invalid/<name>.yaml` with `<name>.expected` beside it, one
-   `line:col CODE` per expected diagnostic; the fixture test picks it up.
+3. Its docstring is its documentation, in fixed sections (`kb check --explain CODE`, `kb rules`
+   and the site read it; a test runs its examples through the rule alone):
 
-Codes emitted while reading (KB0xx, KB1xx, KB301) are registered with `emitted_by` naming the
-stage that finds them, so that every code a user can see is documented in one place.
+       One-line summary.
+
+       ## What it checks
+       ...
+       ## Why it matters
+       ...
+       ## How to fix
+       ...
+       ## Fails
+       ```yaml
+       bound_by: compute
+       ```
+       ## Passes
+       ```yaml
+       bound_by: memory
+       ```
+
+   An example is a JSON merge patch (RFC 7386: mappings merge, anything else replaces, null
+   removes a key) onto the minimal valid entry of `rules/examples.py` (the minimal valid
+   device for a DEVICE rule). A first line `# file: <path>` writes it elsewhere (one more file
+   per `---`-separated document, for knowledge-base rules); for codes found while reading
+   YAML, the example is the whole file's text.
+4. Add its line to the table of `rules/codes.py`, and a fixture `tests/fixtures/rules/<CODE>/`
+   (see tests/test_rule_fixtures.py).
+
+Codes emitted while reading (KB0xx, KB1xx, KB301) are registered with `emitted(...)` naming
+the stage that finds them, so that every code a user can see is documented in one place.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
+import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:
-    from ..evaluate import Formulas
     from ..model import Device
+    from ..roofline import Formulas
 
 
 class Scope(Enum):
@@ -43,18 +70,66 @@ class Scope(Enum):
     KNOWLEDGE_BASE = "knowledge base"
 
 
+#: The documentation sections every rule has, in order.
+SECTIONS = ("What it checks", "Why it matters", "How to fix", "Fails", "Passes")
+_HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
+_EXAMPLE = re.compile(r"^```yaml\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Documentation:
+    """A rule's docstring, cut into its summary and fixed sections."""
+
+    summary: str
+    sections: Mapping[str, str]
+
+    @classmethod
+    def parse(cls, text: str) -> Documentation:
+        text = inspect.cleandoc(text)
+        summary, _, rest = text.partition("\n")
+        parts = _HEADING.split(rest)
+        sections = {
+            title.strip(): body.strip()
+            for title, body in zip(parts[1::2], parts[2::2], strict=True)
+        }
+        return cls(summary.strip(), sections)
+
+    def examples(self, section: str) -> list[str]:
+        """The YAML examples of `Fails` or `Passes`."""
+        return [found.group(1) for found in _EXAMPLE.finditer(self.sections.get(section, ""))]
+
+    @property
+    def text(self) -> str:
+        """The whole documentation as Markdown."""
+        body = [
+            f"## {title}\n\n{self.sections[title]}" for title in SECTIONS if title in self.sections
+        ]
+        return "\n\n".join([self.summary, *body])
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     code: str
     name: str
     scope: Scope
-    doc: str
+    severity: Severity
+    doc: Documentation
+    module: str
     check: Callable[..., Iterable[Diagnostic]] | None = None
-    emitted_by: str | None = None
 
     @property
     def summary(self) -> str:
-        return " ".join(self.doc.strip().split("\n\n")[0].split())
+        return self.doc.summary
+
+    def run(self, subject: Any, context: Context) -> list[Diagnostic]:
+        """The rule's findings on `subject`, stamped with its code and severity."""
+        assert self.check is not None
+        return [
+            d
+            if d.code == self.code and d.severity is self.severity
+            else replace(d, code=self.code, severity=self.severity)
+            for d in self.check(subject, context)
+        ]
 
 
 REGISTRY: dict[str, Rule] = {}
@@ -66,23 +141,40 @@ def _register(new: Rule) -> None:
     REGISTRY[new.code] = new
 
 
-def rule(code: str, name: str, scope: Scope) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _module_name(module: str) -> str:
+    return module.removeprefix(__name__ + ".")
+
+
+def rule(
+    code: str, name: str, scope: Scope, severity: Severity = Severity.ERROR
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a check under `code`; its docstring is its documentation."""
 
     def register(check: Callable[..., Any]) -> Callable[..., Any]:
-        _register(Rule(code, name, scope, inspect.cleandoc(check.__doc__ or ""), check))
+        doc = Documentation.parse(check.__doc__ or "")
+        module = _module_name(check.__module__)
+        _register(Rule(code, name, scope, severity, doc, module, check))
         return check
 
     return register
 
 
-def emitted(code: str, name: str, by: str, doc: str) -> None:
-    """Document a code that a reading stage emits rather than a check function."""
-    _register(Rule(code, name, Scope.READ, inspect.cleandoc(doc), emitted_by=by))
+def emitted(
+    code: str, name: str, module: str, doc: str, severity: Severity = Severity.ERROR
+) -> None:
+    """Document a code that a reading stage (`module`, e.g. `source`) emits rather than a
+    check function."""
+    _register(Rule(code, name, Scope.READ, severity, Documentation.parse(doc), module))
 
 
-def rules_for(scope: Scope) -> list[Rule]:
-    return [r for r in REGISTRY.values() if r.scope is scope and r.check is not None]
+def rules_for(scope: Scope, select: Iterable[str] | None = None) -> list[Rule]:
+    """The checks of `scope`, or only those whose codes are in `select`."""
+    chosen = None if select is None else set(select)
+    return [
+        r
+        for r in REGISTRY.values()
+        if r.scope is scope and r.check is not None and (chosen is None or r.code in chosen)
+    ]
 
 
 @dataclass(frozen=True)
@@ -93,7 +185,17 @@ class Context:
     devices: Mapping[str, Device]
     formulas: Formulas | None = None
     formula_problems: tuple[Diagnostic, ...] = ()
+    #: The devices with every figure the entry's formulas read, found once for its rules.
+    runnable: tuple[Device, ...] = ()
+    #: For knowledge-base checks: the id of every file of entries/, checked this run or not
+    #: (an id is its path), so that a check of a few files still resolves links to the rest.
+    entry_ids: frozenset[str] = frozenset()
 
 
-# Importing a rule module registers its rules.
-from . import cross_references, formulas, identity, markup, reading, roofline  # noqa: E402, F401
+def _import_all() -> None:
+    """Import every module of this package: importing a rule module registers its rules."""
+    for found in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        importlib.import_module(f"{__name__}.{found.name}")
+
+
+_import_all()

@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
-from ..model import DEVICE_QUANTITIES, PEAK_FLOPS, Device, Entry, Located, parameter_names
-from ..quantity import Dimension, QuantityError, format_si, parse
+from ..model import Device, Entry, Located, parameter_dimension, parameter_names
+from ..numbers import format_quantity
+from ..quantity import Dimension, QuantityError, parse
 from ..schemas import suggest
 from . import Context, Scope, rule
 
@@ -29,10 +30,29 @@ def _unknown_device(name: str, where: Located, index: int, context: Context) -> 
 
 @rule(UNKNOWN_DEVICE, "known-device", Scope.ENTRY)
 def known_devices(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """Every device an entry names (values_for, checks' devices) is a file of hardware/.
+    """Every device an entry names is a file of hardware/.
 
-    Fails: `values_for: [nvidia-h100]`
-    Passes: `values_for: [nvidia-h100-sxm]`
+    ## What it checks
+    Each device id in `hardware_parameters[].values_for` and `checks[].devices` names a
+    device of the catalog; the hint offers the closest id.
+    ## Why it matters
+    A claim about a device the catalog does not have is never evaluated.
+    ## How to fix
+    Use the catalog's id, or add the device to `hardware/` with its sources.
+    ## Fails
+    ```yaml
+    checks:
+      - claim: Memory-bound.
+        devices: [nvidia-h100]
+        expect: {bound_by: memory}
+    ```
+    ## Passes
+    ```yaml
+    checks:
+      - claim: Memory-bound.
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
     """
     for parameter in entry.hardware_parameters:
         where = Located(parameter.where.source, (*parameter.where.pointer, "values_for"))
@@ -48,10 +68,31 @@ def known_devices(entry: Entry, context: Context) -> Iterable[Diagnostic]:
 
 @rule(UNKNOWN_PARAMETER, "known-parameter", Scope.ENTRY)
 def known_parameters(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A hardware parameter names a quantity field of the hardware schema.
+    """A hardware parameter names a figure of the hardware schema.
 
-    Fails: `parameter: memory_bw`
-    Passes: `parameter: memory_bandwidth` or `parameter: peak_flops.bf16`
+    ## What it checks
+    `hardware_parameters[].parameter` is a device figure (`memory_bandwidth`, ...) or a row of
+    the dense peaks (`peak_flops.bf16`).
+    ## Why it matters
+    The parameter's values are looked up in the catalog by that name.
+    ## How to fix
+    Use a name the hint lists.
+    ## Fails
+    ```yaml
+    hardware_parameters:
+      - parameter: memory_bw
+        effect: Streams the weights.
+        values_for: [nvidia-h100-sxm]
+        basis: datasheet
+    ```
+    ## Passes
+    ```yaml
+    hardware_parameters:
+      - parameter: memory_bandwidth
+        effect: Streams the weights.
+        values_for: [nvidia-h100-sxm]
+        basis: datasheet
+    ```
     """
     names = parameter_names()
     for parameter in entry.hardware_parameters:
@@ -64,21 +105,39 @@ def known_parameters(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             )
 
 
-def _dimension(parameter: str) -> Dimension | None:
-    if parameter.startswith(PEAK_FLOPS + "."):
-        return Dimension.FLOP_RATE
-    return DEVICE_QUANTITIES.get(parameter)
-
-
 @rule(MAGNITUDE, "magnitude-matches-catalog", Scope.ENTRY)
 def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """A magnitude quotes the catalog's values for values_for, in order, within rounding.
 
-    Fails: `values_for: [nvidia-h100-sxm, amd-instinct-mi300x]`, `magnitude: 5.3 TB/s vs 3.35 TB/s`
-    Passes: the same values_for with `magnitude: 3.35 TB/s vs 5.3 TB/s`
+    ## What it checks
+    `magnitude` holds one value per device of `values_for`, joined by ` vs `, each equal to
+    the catalog's figure to the precision it is written in.
+    ## Why it matters
+    Figures copied into prose drift from the catalog; this keeps them the same.
+    ## How to fix
+    Quote the catalog's values in the order of `values_for`, or correct the catalog with a
+    source.
+    ## Fails
+    ```yaml
+    hardware_parameters:
+      - parameter: memory_bandwidth
+        effect: Streams the weights.
+        values_for: [nvidia-h100-sxm, amd-instinct-mi300x]
+        magnitude: 5.3 TB/s vs 3.35 TB/s
+        basis: datasheet
+    ```
+    ## Passes
+    ```yaml
+    hardware_parameters:
+      - parameter: memory_bandwidth
+        effect: Streams the weights.
+        values_for: [nvidia-h100-sxm, amd-instinct-mi300x]
+        magnitude: 3.35 TB/s vs 5.3 TB/s
+        basis: datasheet
+    ```
     """
     for parameter in entry.hardware_parameters:
-        dimension = _dimension(parameter.parameter)
+        dimension = parameter_dimension(parameter.parameter)
         if parameter.magnitude is None or dimension is None:
             continue
         pieces = _pieces(parameter.magnitude)
@@ -118,7 +177,7 @@ def _disagreement(
         return exc.message, exc.hint
     if written.agrees_with(actual.value):
         return None
-    catalog = format_si(actual.value, dimension.base_unit, digits=4)
+    catalog = format_quantity(actual.value, dimension.base_unit, digits=4)
     return (
         f"'{piece}' for {device.id} disagrees with the catalog's {catalog} ({device.path})",
         "quote the catalog's value, or correct the catalog with a source",

@@ -4,36 +4,67 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ..budget import cost, ratio_cost
 from ..diagnostics import Diagnostic
-from ..evaluate import FORMULA
 from ..model import Entry, Located
+from ..numbers import number
+from ..roofline import FORMULA
 from ..schemas import suggest
 from . import Context, Scope, rule
 
 NO_TYPICAL = "KB402"
 OUT_OF_RANGE = "KB403"
 UNKNOWN_OVERRIDE = "KB404"
+SYMBOLIC_BUDGET = "KB408"
 
 
 @rule(FORMULA, "formula", Scope.ENTRY)
 def formulas_parse(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """Every formula is in the formula language and uses only declared symbols.
 
-    The language: numbers, the symbols of scales_with, + - * / **, parentheses, and
-    min, max, ceil, floor, log2, sqrt. Errors point at the column inside the formula.
-
-    Fails: `flops: 2 * k * N_D` when scales_with declares N_d
-    Passes: `flops: 2 * k * N_d`
+    ## What it checks
+    Formulas are numbers, the symbols of `scales_with`, `+ - * / **`, parentheses and the
+    functions min, max, ceil, floor, log2 and sqrt; nothing else. The error points at the
+    column inside the formula.
+    ## Why it matters
+    Formulas come from strangers and are evaluated in CI; anything outside the language is
+    refused rather than run.
+    ## How to fix
+    Declare the symbol in `scales_with`, or rewrite the expression in the language.
+    ## Fails
+    ```yaml
+    arithmetic_intensity: {flops: 2 * b * N}
+    ```
+    ## Passes
+    ```yaml
+    arithmetic_intensity: {flops: 2 * B * N}
+    ```
     """
     return context.formula_problems
 
 
 @rule(NO_TYPICAL, "symbol-has-typical", Scope.ENTRY)
 def used_symbols_have_typical(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A symbol the formulas use has a typical value, so the entry can be evaluated as it is.
+    """A symbol the formulas use has a typical value.
 
-    Fails: `flops: 2 * k * N_d` with N_d declared without `typical`
-    Passes: the same with `typical: 1.0e9`
+    ## What it checks
+    Every symbol a formula uses has `typical:` in `scales_with`.
+    ## Why it matters
+    The entry is evaluated at its typical values; without one it has no numbers.
+    ## How to fix
+    Add `typical:` (and a `range:` to explore).
+    ## Fails
+    ```yaml
+    scales_with:
+      - {name: batch_size, symbol: B, description: Rows., range: [1, 1024]}
+      - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
+    ```
+    ## Passes
+    ```yaml
+    scales_with:
+      - {name: batch_size, symbol: B, description: Rows., typical: 8, range: [1, 1024]}
+      - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
+    ```
     """
     if context.formulas is None:
         return
@@ -48,12 +79,35 @@ def used_symbols_have_typical(entry: Entry, context: Context) -> Iterable[Diagno
             )
 
 
-@rule(OUT_OF_RANGE, "typical-in-range", Scope.ENTRY)
-def typical_within_range(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A range is [lo, hi] with lo <= hi, and the typical value lies inside it.
+@rule(OUT_OF_RANGE, "values-in-range", Scope.ENTRY)
+def values_within_range(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """A symbol's range is its domain: every value it takes lies inside it.
 
-    Fails: `typical: 32` with `range: [1, 16]`
-    Passes: `typical: 4` with `range: [1, 16]`
+    ## What it checks
+    A range is `[lo, hi]` with lo <= hi; the typical value and every value a check or a
+    workaround sets lie inside it; a symbol without a range keeps its typical value.
+    ## Why it matters
+    `kb check` shows the formulas defined on the ranges; a value outside them was never
+    checked, and may divide by zero or flip a verdict nobody reviewed.
+    ## How to fix
+    Set a value inside the range, or widen the range on purpose (the formulas must hold on
+    all of it).
+    ## Fails
+    ```yaml
+    checks:
+      - claim: Memory-bound at batch 2048.
+        set: {B: 2048}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
+    ## Passes
+    ```yaml
+    checks:
+      - claim: Memory-bound at batch 16.
+        set: {B: 16}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
     """
     for symbol in entry.scales_with:
         if symbol.range is None:
@@ -61,15 +115,39 @@ def typical_within_range(entry: Entry, context: Context) -> Iterable[Diagnostic]
         lo, hi = symbol.range
         if lo > hi:
             yield symbol.where.error(
-                OUT_OF_RANGE, f"range [{lo:g}, {hi:g}] has lo > hi", at=("range",)
+                OUT_OF_RANGE, f"range [{number(lo)}, {number(hi)}] has lo > hi", at=("range",)
             )
         elif symbol.typical is not None and not lo <= symbol.typical <= hi:
             yield symbol.where.error(
                 OUT_OF_RANGE,
-                f"typical value {symbol.typical:g} of '{symbol.symbol}' is outside its range "
-                f"[{lo:g}, {hi:g}]",
+                f"typical value {number(symbol.typical)} of '{symbol.symbol}' is outside its "
+                f"range [{number(lo)}, {number(hi)}]",
                 at=("typical",),
             )
+    settings = [(c.overrides, c.where) for c in entry.checks]
+    settings += [(w.model.overrides, w.model.where) for w in entry.workarounds if w.model]
+    for overrides, where in settings:
+        for name, value in overrides.items():
+            declared = entry.symbols.get(name)
+            if declared is None:
+                continue  # known-override says so
+            if declared.range is None:
+                if value != declared.typical:
+                    yield where.error(
+                        OUT_OF_RANGE,
+                        f"'{name}' has no range, so it keeps its typical value",
+                        f"give '{name}' a range that holds {number(value)}",
+                        at=("set", name),
+                    )
+            elif not declared.range[0] <= value <= declared.range[1]:
+                lo, hi = declared.range
+                yield where.error(
+                    OUT_OF_RANGE,
+                    f"{name}={number(value)} is outside its range [{number(lo)}, {number(hi)}]",
+                    "widen the range on purpose (the formulas must hold on all of it), or set "
+                    "a value inside it",
+                    at=("set", name),
+                )
 
 
 def _undeclared(
@@ -91,11 +169,81 @@ def _undeclared(
 def overrides_are_declared(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """Symbols set by a workaround model or a check are declared in scales_with.
 
-    Fails: `set: {Q: 4}` when the symbol is q
-    Passes: `set: {q: 4}`
+    ## What it checks
+    Every key of a `set:` names a symbol of `scales_with`; the hint offers the closest one.
+    ## Why it matters
+    A misspelt symbol would be ignored and the check or model would run at other values than
+    it says.
+    ## How to fix
+    Use the symbol's exact name.
+    ## Fails
+    ```yaml
+    checks:
+      - claim: Memory-bound at batch 16.
+        set: {b: 16}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
+    ## Passes
+    ```yaml
+    checks:
+      - claim: Memory-bound at batch 16.
+        set: {B: 16}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
     """
     for workaround in entry.workarounds:
         if workaround.model is not None:
             yield from _undeclared(workaround.model.overrides, workaround.model.where, entry)
     for check in entry.checks:
         yield from _undeclared(check.overrides, check.where, entry)
+
+
+@rule(SYMBOLIC_BUDGET, "symbolic-budget", Scope.ENTRY)
+def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """The intensity stays within the budget of the symbolic side.
+
+    ## What it checks
+    FLOPs over bytes (for the entry and each workaround) expands to a polynomial of degree at
+    most 16 and at most 256 terms, and no min or max has more than 4 arguments. The budget is
+    counted on the formula, not timed, so it is the same on every machine.
+    ## Why it matters
+    `kb eval` and the site simplify and typeset the intensity; past the budget that takes
+    minutes, so one entry would hang every page build.
+    ## How to fix
+    Factor the formula, or leave out terms that do not matter for the bound.
+    ## Fails
+    ```yaml
+    arithmetic_intensity: {flops: 2 * N * (B + 1) ** 20}
+    ```
+    ## Passes
+    ```yaml
+    arithmetic_intensity: {flops: 2 * B * N}
+    ```
+    """
+    formulas = context.formulas
+    if formulas is None:
+        return
+    pairs = [(formulas.flops, formulas.bytes, entry.intensity.flops, entry.intensity.bytes)]
+    for workaround, (flops, bytes_) in zip(entry.workarounds, formulas.workaround, strict=True):
+        model = workaround.model
+        if model is not None and (flops or bytes_):
+            pairs.append(
+                (
+                    flops or formulas.flops,
+                    bytes_ or formulas.bytes,
+                    model.flops or entry.intensity.flops,
+                    model.bytes or entry.intensity.bytes,
+                )
+            )
+    for flops, bytes_, flops_written, bytes_written in pairs:
+        found = ratio_cost(flops, bytes_)
+        if found.within():
+            continue
+        worse = flops_written if cost(flops).terms >= cost(bytes_).terms else bytes_written
+        yield worse.where.error(
+            SYMBOLIC_BUDGET,
+            f"the intensity is too large to simplify and typeset: {found.excess()}",
+            "factor the formula, or leave out terms that do not matter for the bound",
+        )

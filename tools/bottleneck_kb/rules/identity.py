@@ -22,11 +22,16 @@ class Summary:
     path: str
     line: int
     col: int
+    #: The ids of `related`, each with the line and column where it is written.
+    related: tuple[tuple[str, int, int], ...] = ()
 
 
 def summarize(entry: Entry) -> Summary:
     line, col = entry.source.value_at(("id",))
-    return Summary(entry.id, entry.path, line, col)
+    related = tuple(
+        (link.id, *entry.source.value_at((*link.where.pointer, "id"))) for link in entry.related
+    )
+    return Summary(entry.id, entry.path, line, col, related)
 
 
 def _expected(path: str, folder: str) -> str | None:
@@ -40,8 +45,21 @@ def _expected(path: str, folder: str) -> str | None:
 def entry_id_matches_path(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """An entry's id is its path below entries/, without .yaml.
 
-    Fails: `id: flops/draft` in entries/flops/speculative-draft.yaml
-    Passes: `id: flops/speculative-draft` in entries/flops/speculative-draft.yaml
+    ## What it checks
+    That `id` equals the file's path below `entries/` without the `.yaml` suffix.
+    ## Why it matters
+    The id is how entries link to each other and the URL of the entry's page; a file that
+    says another id than its path cannot be found from either.
+    ## How to fix
+    Set `id` to the path, or move the file to `entries/<id>.yaml`.
+    ## Fails
+    ```yaml
+    id: fixtures/draft
+    ```
+    ## Passes
+    ```yaml
+    id: fixtures/minimal
+    ```
     """
     expected = _expected(entry.path, "entries")
     if expected is None:
@@ -64,8 +82,22 @@ def entry_id_matches_path(entry: Entry, context: Context) -> Iterable[Diagnostic
 def device_id_matches_file(device: Device, context: Context) -> Iterable[Diagnostic]:
     """A device's id is its file name below hardware/, without .yaml.
 
-    Fails: `id: h100` in hardware/nvidia-h100-sxm.yaml
-    Passes: `id: nvidia-h100-sxm` in hardware/nvidia-h100-sxm.yaml
+    ## What it checks
+    That `id` equals the device file's name without `.yaml`.
+    ## Why it matters
+    Entries name devices by id; the id must say which file holds the figures.
+    ## How to fix
+    Set `id` to the file name, or rename the file.
+    ## Fails
+    ```yaml
+    # file: hardware/fixture-device.yaml
+    id: h100
+    ```
+    ## Passes
+    ```yaml
+    # file: hardware/fixture-device.yaml
+    id: fixture-device
+    ```
     """
     expected = _expected(device.path, "hardware")
     if expected != device.id:
@@ -81,8 +113,27 @@ def device_id_matches_file(device: Device, context: Context) -> Iterable[Diagnos
 def unique_ids(summaries: Sequence[Summary], context: Context) -> Iterable[Diagnostic]:
     """No two entries share an id.
 
-    Fails: two files that both say `id: flops/speculative-draft`
-    Passes: each id once
+    ## What it checks
+    Every entry's id is used once in the knowledge base.
+    ## Why it matters
+    Links, pages and evaluations are keyed by id; a second entry with the same id would
+    replace the first without a word.
+    ## How to fix
+    Give the new entry the id its path gives.
+    ## Fails
+    ```yaml
+    id: fixtures/minimal
+    ---
+    # file: entries/other/minimal.yaml
+    id: fixtures/minimal
+    ```
+    ## Passes
+    ```yaml
+    id: fixtures/minimal
+    ---
+    # file: entries/gemm/minimal.yaml
+    id: gemm/minimal
+    ```
     """
     first: dict[str, Summary] = {}
     for summary in sorted(summaries, key=lambda s: s.path):

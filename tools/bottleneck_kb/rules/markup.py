@@ -59,11 +59,25 @@ def _outside_code(text: str) -> str:
 
 @rule(RAW_HTML, "no-raw-html", Scope.ENTRY)
 def no_raw_html(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """Entry text holds no raw HTML: tags, comments and processing instructions are refused
-    (the site would show them as text anyway); a lone `<` is text.
+    """Entry text holds no raw HTML.
 
-    Fails: `notes: Fast <script>alert(1)</script>` or `title: <img src=x onerror=alert(1)>`
-    Passes: `notes: Memory-bound while B < 32; see the `<T>` in code`
+    ## What it checks
+    No string of the entry holds an HTML tag, comment or processing instruction outside code
+    spans; a lone `<` (as in `B < 32`) is text.
+    ## Why it matters
+    Entries are published on the site; a tag from a pull request must never become markup
+    there (a `<script>`, an `onerror=` attribute). The site shows such text escaped; this
+    rule says so where it was written.
+    ## How to fix
+    Write Markdown only: put code in backticks, and a space after `<` for less-than.
+    ## Fails
+    ```yaml
+    notes: Fast <img src=x onerror=alert(1)> kernel.
+    ```
+    ## Passes
+    ```yaml
+    notes: Memory-bound while B < 32; `vector<float>` is code.
+    ```
     """
     for pointer, text in _strings(entry.source.data):
         found = _TAG.search(_outside_code(text))
@@ -79,10 +93,23 @@ def no_raw_html(entry: Entry, context: Context) -> Iterable[Diagnostic]:
 
 @rule(IMAGE, "no-images", Scope.ENTRY)
 def no_images(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """Entry text holds no images: they would load from another host on every page view.
+    """Entry text holds no images.
 
-    Fails: `notes: See ![the plot](https://example.org/plot.png)`
-    Passes: `notes: See [the plot](https://example.org/plot.png)`
+    ## What it checks
+    No string of the entry holds Markdown image syntax (`![alt](address)`) outside code.
+    ## Why it matters
+    An image loads from another host on every view of the page: the site requests nothing
+    from elsewhere, and a pull request must not be able to track its readers.
+    ## How to fix
+    Link to the image instead: drop the `!` before `[`.
+    ## Fails
+    ```yaml
+    notes: See ![the plot](https://example.org/plot.png).
+    ```
+    ## Passes
+    ```yaml
+    notes: See [the plot](https://example.org/plot.png).
+    ```
     """
     for pointer, text in _strings(entry.source.data):
         found = _IMAGE.search(_outside_code(text))
@@ -98,10 +125,24 @@ def no_images(entry: Entry, context: Context) -> Iterable[Diagnostic]:
 
 @rule(LINK_SCHEME, "link-scheme", Scope.ENTRY)
 def link_scheme(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """Links in entry text point to http or https addresses or to arXiv ids, nothing else.
+    """Links in entry text go to http(s) addresses or arXiv ids only.
 
-    Fails: `notes: [details](javascript:alert(1))` or `[paper](ftp://example.org/p.pdf)`
-    Passes: `notes: [details](https://example.org/p) and [EAGLE-3](arXiv:2503.01840)`
+    ## What it checks
+    Every Markdown link, reference definition and autolink in the entry's text points to an
+    `http://` or `https://` address or to an arXiv id (`arXiv:2503.13565`).
+    ## Why it matters
+    A `javascript:` or `data:` link on the site would run what a pull request wrote when a
+    reader clicks it; other schemes open other programs.
+    ## How to fix
+    Write the https address, or the arXiv id, which the site links to its abstract page.
+    ## Fails
+    ```yaml
+    notes: See [the details](javascript:alert(1)).
+    ```
+    ## Passes
+    ```yaml
+    notes: See [the details](https://example.org/p) and [EAGLE-3](arXiv:2503.01840).
+    ```
     """
     for pointer, text in _strings(entry.source.data):
         plain = _outside_code(text)

@@ -3,230 +3,500 @@
 from __future__ import annotations
 
 from .. import diagnostics, model, schemas, source
+from ..diagnostics import Severity
 from . import emitted
-
-_LOADER = "source.py (reading YAML)"
-_SCHEMA = "schemas.py (JSON Schema)"
 
 emitted(
     source.SYNTAX,
     "yaml-syntax",
-    _LOADER,
+    "source",
     """
-    The file is not well-formed YAML (tabs for indentation, unclosed brackets, a second document).
+    The file is not well-formed YAML.
 
-    Fails: `a:\\n\\tb: 1` (a tab indents b)
-    Passes: `a:\\n  b: 1`
-""",
+    ## What it checks
+    That libyaml can read the file as one YAML document: no tab indentation, no unclosed
+    bracket or quote, no second document.
+    ## Why it matters
+    Nothing else can be checked in a file that cannot be read.
+    ## How to fix
+    Indent with spaces, close what was opened, keep one document a file.
+    ## Fails
+    ```yaml
+    a: [1, 2
+    ```
+    ## Passes
+    ```yaml
+    a: [1, 2]
+    ```
+    """,
 )
 emitted(
     source.DUPLICATE_KEY,
     "duplicate-key",
-    _LOADER,
+    "source",
     """
-    A key appears twice in one mapping; YAML would silently keep only the last.
+    A key appears twice in one mapping.
 
-    Fails: `title: A\\ntitle: B`
-    Passes: `title: A`
-""",
+    ## What it checks
+    Every key of a mapping is written once.
+    ## Why it matters
+    YAML readers silently keep one of the two values (PyYAML the last), so a reviewer and the
+    checker can read different entries from the same text.
+    ## How to fix
+    Delete one of the two, keeping the value you mean.
+    ## Fails
+    ```yaml
+    title: A
+    title: B
+    ```
+    ## Passes
+    ```yaml
+    title: A
+    ```
+    """,
 )
 emitted(
     source.ALIAS,
     "anchor-or-alias",
-    _LOADER,
+    "source",
     """
-    Anchors (`&name`) and aliases (`*name`) are refused: they hide structure and allow bombs.
+    Anchors (`&name`) and aliases (`*name`) are refused.
 
-    Fails: `a: &x 1\\nb: *x`
-    Passes: `a: 1\\nb: 1`
-""",
+    ## What it checks
+    The file uses no YAML anchors or aliases.
+    ## Why it matters
+    They hide structure from a reviewer and allow "billion laughs" documents that expand to
+    gigabytes.
+    ## How to fix
+    Write the value out where it is used.
+    ## Fails
+    ```yaml
+    a: &x 1
+    b: *x
+    ```
+    ## Passes
+    ```yaml
+    a: 1
+    b: 1
+    ```
+    """,
 )
 emitted(
     source.TAG,
     "tag",
-    _LOADER,
+    "source",
     """
-    Explicit tags such as `!!python/object` or `!custom` are refused.
+    Explicit tags and directives are refused.
 
-    Fails: `title: !!str x`
-    Passes: `title: x`
-""",
+    ## What it checks
+    No value carries a tag (`!!python/object`, `!custom`, a lone `!`) and the file has no
+    `%YAML` or `%TAG` directive.
+    ## Why it matters
+    Tags ask a reader to build objects of its choosing; unsafe readers run code for some.
+    ## How to fix
+    Remove the tag; quote the value if it is text.
+    ## Fails
+    ```yaml
+    title: !!str x
+    ```
+    ## Passes
+    ```yaml
+    title: x
+    ```
+    """,
 )
 emitted(
     source.YAML11_BOOLEAN,
     "yaml11-boolean",
-    _LOADER,
+    "source",
     """
-    Warning: `yes`, `no`, `on`, `off` are read as strings (YAML 1.2), not booleans.
+    `yes`, `no`, `on`, `off` are read as text, as YAML 1.2 reads them.
 
-    Fails: `enabled: yes`
-    Passes: `enabled: true` or `answer: "yes"`
-""",
+    ## What it checks
+    No plain value is one of the words YAML 1.1 reads as a boolean.
+    ## Why it matters
+    YAML 1.1 readers (PyYAML, many CI tools) read them as true and false, so the same file
+    means different things to different readers.
+    ## How to fix
+    Write `true` or `false` for a boolean, or quote the word for text.
+    ## Fails
+    ```yaml
+    answer: yes
+    ```
+    ## Passes
+    ```yaml
+    answer: "yes"
+    ```
+    """,
+    Severity.WARNING,
 )
 emitted(
     source.ENCODING,
     "encoding",
-    _LOADER,
+    "source",
     """
     The file is not UTF-8, or has a byte-order mark after its start.
 
-    Fails: a Latin-1 byte `\\xff` in a value
-    Passes: the same text saved as UTF-8
-""",
+    ## What it checks
+    The bytes of the file decode as UTF-8.
+    ## Why it matters
+    Other encodings read as different text on different machines.
+    ## How to fix
+    Save the file as UTF-8.
+    ## Fails
+    ```yaml
+    # encoding: latin-1
+    title: café
+    ```
+    ## Passes
+    ```yaml
+    title: café
+    ```
+    """,
 )
 emitted(
     source.EMPTY,
     "empty-file",
-    _LOADER,
+    "source",
     """
-    The file has no content (or only comments).
+    The file has no content.
 
-    Fails: an empty file
-    Passes: `id: ns/slug` ...
-""",
+    ## What it checks
+    The file holds a document, not only comments or nothing.
+    ## Why it matters
+    An empty file in entries/ or hardware/ is almost always a mistake.
+    ## How to fix
+    Write the entry, or delete the file.
+    ## Fails
+    ```yaml
+    # nothing here
+    ```
+    ## Passes
+    ```yaml
+    id: fixtures/minimal
+    ```
+    """,
 )
 emitted(
     source.NOT_A_MAPPING,
     "top-level-not-mapping",
-    _LOADER,
+    "source",
     """
-    The top level must be a mapping of keys to values.
+    The top level of the file is not a mapping.
 
-    Fails: `- id: ns/slug`
-    Passes: `id: ns/slug`
-""",
+    ## What it checks
+    The document is a mapping of keys to values.
+    ## Why it matters
+    An entry or a device is a set of named fields.
+    ## How to fix
+    Remove the leading `- ` or the brackets around the whole document.
+    ## Fails
+    ```yaml
+    - id: fixtures/minimal
+    ```
+    ## Passes
+    ```yaml
+    id: fixtures/minimal
+    ```
+    """,
 )
 emitted(
     source.TOO_LARGE,
     "too-large",
-    _LOADER,
-    """
-    The file is over 1 MiB or holds more than 50,000 keys and values.
+    "source",
+    f"""
+    The file is over {source.MAX_FILE_BYTES // 1024 // 1024} MiB or holds more than
+    {source.MAX_NODES:,} keys and values.
 
-    Fails: a 2 MB entry
-    Passes: an entry of a few kilobytes
-""",
+    ## What it checks
+    The file's size, and the number of values in it, against fixed limits.
+    ## Why it matters
+    Entries are a few kilobytes; a huge file is a mistake or an attempt to exhaust CI.
+    ## How to fix
+    Split what is really several entries; remove generated data.
+    ## Fails
+    ```yaml
+    values: [{", ".join(["1"] * 50_001)}]
+    ```
+    ## Passes
+    ```yaml
+    values: [1, 2, 3]
+    ```
+    """,
 )
 emitted(
     source.TOO_DEEP,
     "too-deep",
-    _LOADER,
-    """
-    Nesting deeper than 32 levels.
+    "source",
+    f"""
+    Nesting deeper than {source.MAX_DEPTH} levels.
 
-    Fails: `a: [[[[...]]]]` 40 levels deep
-    Passes: the shallow structure the schema describes
-""",
+    ## What it checks
+    How deeply lists and mappings nest.
+    ## Why it matters
+    The schema needs a few levels; deep nesting only exhausts a reader's stack.
+    ## How to fix
+    Flatten the structure the schema describes.
+    ## Fails
+    ```yaml
+    a: {"[" * 40}{"]" * 40}
+    ```
+    ## Passes
+    ```yaml
+    a: [[1]]
+    ```
+    """,
 )
 emitted(
     source.NOT_A_FILE,
     "not-a-file",
-    _LOADER,
+    "source",
     """
-    A path that is not a readable regular file inside the repository (a directory, a device,
-    a symlink pointing outside, an unreadable or missing file).
+    A path that is not a readable regular file inside the repository.
 
-    Fails: `entries/x.yaml -> /etc/passwd`
-    Passes: a committed regular file
-""",
+    ## What it checks
+    Each file to check is a regular file (not a directory, device or pipe), readable, and,
+    if reached through a symlink, inside the repository.
+    ## Why it matters
+    A symlink can make CI read and print files outside the checkout.
+    ## How to fix
+    Commit the file itself, not a link to it.
+    ## Fails
+    ```yaml
+    # file: entries/fixtures/link.yaml -> /etc/passwd
+    ```
+    ## Passes
+    ```yaml
+    id: fixtures/minimal
+    ```
+    """,
 )
 emitted(
     source.BAD_NUMBER,
     "bad-number",
-    _LOADER,
+    "source",
     """
     A number that is infinite, NaN, or longer than 30 digits.
 
-    Fails: `typical: 1e400`, `typical: .nan`
-    Passes: `typical: 1.0e9`
-""",
+    ## What it checks
+    Every number is finite and of a length a person can mean.
+    ## Why it matters
+    Non-finite and absurdly long numbers poison every result computed from them.
+    ## How to fix
+    Write the number in scientific notation, e.g. `1.0e+9`.
+    ## Fails
+    ```yaml
+    typical: .nan
+    ```
+    ## Passes
+    ```yaml
+    typical: 1.0e+9
+    ```
+    """,
 )
 emitted(
     source.CONTROL_CHARACTER,
     "control-character",
-    _LOADER,
+    "source",
     """
-    A control character (such as an escape sequence) in the text; it would reach a terminal
-    or a page raw.
+    A control character or an invisible separator in the text.
 
-    Fails: `title: "\\x1b[31mred"`
-    Passes: `title: red`
-""",
+    ## What it checks
+    No value or key holds a control character (raw or escaped), a bidi override or an
+    invisible line separator.
+    ## Why it matters
+    They would reach a terminal, a CI log or a page raw, where they can rewrite what a
+    reader sees.
+    ## How to fix
+    Delete the character; write plain text.
+    ## Fails
+    ```yaml
+    title: "\\x1b[31mred"
+    ```
+    ## Passes
+    ```yaml
+    title: red
+    ```
+    """,
+)
+emitted(
+    source.PORTABLE_NUMBER,
+    "portable-number",
+    "source",
+    """
+    A number written so that YAML 1.1 and YAML 1.2 readers disagree on it.
+
+    ## What it checks
+    Numbers such as `1e9` (a number in YAML 1.2, text in YAML 1.1) are written in a form both
+    read as the same number.
+    ## Why it matters
+    Editors, PyYAML and other tools would see text where kb sees a number.
+    ## How to fix
+    Write `1.0e+9`: a digit after the point and a sign on the exponent.
+    ## Fails
+    ```yaml
+    typical: 1e9
+    ```
+    ## Passes
+    ```yaml
+    typical: 1.0e+9
+    ```
+    """,
+    Severity.WARNING,
 )
 emitted(
     schemas.MISSING_KEY,
     "missing-key",
-    _SCHEMA,
+    "schemas",
     """
-    A required key is missing (reported at the mapping that lacks it).
+    A required key is missing.
 
-    Fails: an entry without `bound_by`
-    Passes: `bound_by: memory`
-""",
+    ## What it checks
+    Every key the schema requires is there; the diagnostic is placed at the mapping that
+    lacks it.
+    ## Why it matters
+    Every entry must say what it is bound by, how it scales and what it computes.
+    ## How to fix
+    Add the key; the hint says what it holds.
+    ## Fails
+    ```yaml
+    bound_by: null
+    ```
+    ## Passes
+    ```yaml
+    bound_by: memory
+    ```
+    """,
 )
 emitted(
     schemas.UNKNOWN_KEY,
     "unknown-key",
-    _SCHEMA,
+    "schemas",
     """
-    A key the schema does not define (reported at the key, with a did-you-mean).
+    A key the schema does not define.
 
-    Fails: `scales_wth: [...]`
-    Passes: `scales_with: [...]`
-""",
+    ## What it checks
+    Every key is one the schema defines at that place; the hint offers the closest one.
+    ## Why it matters
+    A misspelt key is silently ignored by lenient readers, and what it held is lost.
+    ## How to fix
+    Correct the spelling, or remove the key.
+    ## Fails
+    ```yaml
+    scales_wth: []
+    ```
+    ## Passes
+    ```yaml
+    workarounds: []
+    ```
+    """,
 )
 emitted(
     schemas.NOT_ALLOWED,
     "not-allowed",
-    _SCHEMA,
+    "schemas",
     """
-    A value outside a controlled vocabulary (class, bound_by, basis, dtype).
+    A value outside a controlled vocabulary.
 
-    Fails: `bound_by: memroy`
-    Passes: `bound_by: memory`
-""",
+    ## What it checks
+    Values of `class`, `bound_by`, `basis`, `dtype` and the like are ones the schema lists.
+    ## Why it matters
+    The site indexes and the evaluation act on these words.
+    ## How to fix
+    Use one of the allowed values the hint lists.
+    ## Fails
+    ```yaml
+    bound_by: memroy
+    ```
+    ## Passes
+    ```yaml
+    bound_by: memory
+    ```
+    """,
 )
 emitted(
     schemas.WRONG_TYPE,
     "wrong-type",
-    _SCHEMA,
+    "schemas",
     """
     A value of the wrong type.
 
-    Fails: `title: 3`
-    Passes: `title: "3"`
-""",
+    ## What it checks
+    Each value is text, a number, a list or a mapping as the schema says.
+    ## Why it matters
+    A number where text belongs (or the reverse) is read differently by different tools.
+    ## How to fix
+    Quote the value if it is text; unquote it if it is a number.
+    ## Fails
+    ```yaml
+    title: 3
+    ```
+    ## Passes
+    ```yaml
+    title: "3"
+    ```
+    """,
 )
 emitted(
     schemas.BAD_FORM,
     "bad-form",
-    _SCHEMA,
+    "schemas",
     """
-    A value of the right type but the wrong form (pattern, length, item count).
+    A value of the right type but the wrong form.
 
-    Fails: `id: Flops/Speculative Draft`
-    Passes: `id: flops/speculative-draft`
-""",
+    ## What it checks
+    Patterns (ids, symbols), lengths and item counts the schema sets.
+    ## Why it matters
+    Ids become paths and URLs; symbols become names in formulas.
+    ## How to fix
+    Follow the form the hint describes.
+    ## Fails
+    ```yaml
+    id: Fixtures/Minimal Entry
+    ```
+    ## Passes
+    ```yaml
+    id: fixtures/minimal
+    ```
+    """,
 )
 emitted(
     model.BAD_QUANTITY,
     "bad-quantity",
-    "model.py (hardware quantities)",
+    "model",
     """
     A hardware figure that is not a quantity of the right dimension.
 
-    Fails: `memory_bandwidth: 3.35 TFLOP/s`
-    Passes: `memory_bandwidth: 3.35 TB/s`
-""",
+    ## What it checks
+    Each figure of a device is a number with a unit of the dimension its field measures.
+    ## Why it matters
+    Bandwidth in FLOP/s, or capacity in B/s, would make every verdict on the device wrong.
+    ## How to fix
+    Write the figure with a unit of the right kind, e.g. `3.35 TB/s` for a bandwidth.
+    ## Fails
+    ```yaml
+    # file: hardware/fixture-device.yaml
+    memory_bandwidth: {value: 3.35 TFLOP/s}
+    ```
+    ## Passes
+    ```yaml
+    # file: hardware/fixture-device.yaml
+    memory_bandwidth: {value: 3.35 TB/s}
+    ```
+    """,
 )
 emitted(
     diagnostics.INTERNAL,
     "internal-error",
-    "check.py (any stage)",
+    "check",
     """
-    kb itself failed on this file; the other files' results still stand. Please report it.
+    kb itself failed on this file; the other files' results still stand.
 
-    Fails: (a bug in kb)
-    Passes: every other file
-""",
+    ## What it checks
+    Nothing: it reports a bug in kb met while checking the file.
+    ## Why it matters
+    The file may hold problems that could not be checked.
+    ## How to fix
+    Report it with the file; it makes `kb check` exit 2.
+    """,
 )

@@ -1,108 +1,226 @@
-"""Claims against the roofline: the declared bound_by and each check, on real devices."""
+"""Claims against the roofline: the formulas are defined wherever commands evaluate them, the
+declared bound_by holds on every device of the catalog, and each check holds."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
-from ..evaluate import (
+from ..domain import describe_box, unproven
+from ..model import Device, Entry
+from ..roofline import (
+    CAPACITY,
+    ROOFS,
     EvaluationError,
+    Result,
     check_failures,
     describe,
     evaluate,
     explain,
     located,
+    missing_figures,
+    on_device,
     work,
 )
-from ..model import Device, Entry
 from . import Context, Scope, rule
 
 EVALUATION = "KB405"
 BOUND_BY = "KB406"
 CHECK = "KB407"
 
-_VERDICTS = ("memory", "compute")
 
-
-def _devices(entry: Entry, context: Context, names: Iterable[str]) -> list[Device]:
+def _devices(context: Context, names: Iterable[str]) -> list[Device]:
     return [context.devices[name] for name in dict.fromkeys(names) if name in context.devices]
 
 
-def _claimed_devices(entry: Entry, context: Context) -> list[Device]:
-    names = [n for p in entry.hardware_parameters for n in p.values_for]
-    return _devices(entry, context, names)
-
-
 @rule(EVALUATION, "evaluates", Scope.ENTRY)
-def evaluates_at_typical(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """The formulas, and each workaround's model, give finite numbers at the typical values,
-    and every device the entry names has a peak for its dtype.
+def evaluates_everywhere(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """The formulas give finite numbers wherever a command evaluates them.
 
-    Fails: `bytes: 2 * N_d - 2 * N_d` (zero bytes), or `dtype: fp4` on a device without FP4
-    Passes: `bytes: 2 * N_d`
+    ## What it checks
+    FLOPs >= 0, bytes > 0 and a finite intensity, for the entry and each workaround's model,
+    at the typical values, at each check's and workaround's settings and at every value of
+    every symbol's range. Interval arithmetic shows this for whole ranges at once; where it
+    cannot, every point the commands evaluate is evaluated. Every device the entry names has
+    a dense peak for its dtype.
+    ## Why it matters
+    A formula that divides by zero at one end of a range passes at the typical values and
+    then breaks `kb eval`, the site and every tool that sweeps the range.
+    ## How to fix
+    Narrow the range to where the formula is defined, or fix the formula; the message says
+    at which values it fails.
+    ## Fails
+    ```yaml
+    arithmetic_intensity: {bytes: 2 * N / (B - 2)}
+    ```
+    ## Passes
+    ```yaml
+    arithmetic_intensity: {bytes: 2 * N / B}
+    ```
     """
-    formulas = context.formulas
-    if formulas is None:
-        return
-    used = formulas.flops.symbols | formulas.bytes.symbols
-    if any(entry.symbols[name].typical is None for name in used):
-        return  # symbol-has-typical says which
-    for index in [None, *(i for i, w in enumerate(entry.workarounds) if w.model)]:
-        try:
-            work(entry, formulas, workaround=index)
-        except EvaluationError as exc:
-            assert exc.where is not None
-            yield located(exc.where, exc, EVALUATION)
     dtype = entry.intensity.dtype
-    for device in _claimed_devices(entry, context):
+    named = [n for p in entry.hardware_parameters for n in p.values_for]
+    for device in _devices(context, [*named, *(n for c in entry.checks for n in c.devices)]):
         if dtype not in device.peak_flops:
             yield entry.source.error_at(
                 EVALUATION,
                 ("arithmetic_intensity", "dtype"),
                 f"{device.id} has no dense {dtype} peak in the catalog",
-                "use a dtype the devices of hardware_parameters support",
+                "use a dtype the devices the entry names support",
             )
+    formulas = context.formulas
+    if formulas is None:
+        return
+    if any(entry.symbols[name].typical is None for name in formulas.symbols):
+        return  # symbol-has-typical says which
+    found = unproven(entry, formulas, list(context.runnable))
+    if found is None:
+        return
+    if found.failure is not None:
+        where = found.failure.where or found.obligation.written
+        yield located(where, found.failure, EVALUATION)
+        return
+    must = {"positive": "> 0", "nonnegative": ">= 0", "finite": "finite"}[found.obligation.must_be]
+    names = [s.symbol for s in entry.scales_with if s.symbol in found.box]
+    yield found.obligation.written.where.error(
+        EVALUATION,
+        f"cannot show {found.obligation.name} stays {must} for every value of the ranges "
+        f"(interval arithmetic fails on {describe_box(found.box, names)})",
+        "narrow a range to where the formula is defined, or write it so that each symbol "
+        "appears once",
+    )
+
+
+def _excused(entry: Entry, device: str, verdict: str) -> bool:
+    """The entry says the claim does not hold on `device`: a check at the typical values
+    (no settings) names the device and expects the verdict found there."""
+    return any(
+        not check.overrides and check.bound_by == verdict and device in check.devices
+        for check in entry.checks
+    )
 
 
 @rule(BOUND_BY, "bound-by-holds", Scope.ENTRY)
 def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A memory- or compute-bound claim holds at the typical values on every device of the
-    entry's hardware_parameters.
+    """The claimed bound_by holds on every device of the catalog.
 
-    Fails: `bound_by: compute` for a draft pass of intensity 4 on an H100 (ridge 295)
-    Passes: `bound_by: memory`
+    ## What it checks
+    At the typical values, the roof that sets the time is the one `bound_by` names, on every
+    device that has the entry's dtype, not only those `hardware_parameters` names. Where the
+    claim holds on some devices and not others, the others must be named by a check at the
+    typical values (no `set`) that expects what is found there.
+    ## Why it matters
+    `bound_by` is the headline of the card; a reader picks a device by it.
+    ## How to fix
+    Fix the formulas or typical values, change `bound_by`, or add a check naming the devices
+    where it does not hold.
+    ## Fails
+    ```yaml
+    bound_by: compute
+    ```
+    ## Passes
+    ```yaml
+    bound_by: memory
+    ```
     """
-    if context.formulas is None or entry.bound_by not in _VERDICTS:
+    formulas = context.formulas
+    if formulas is None:
         return
-    for device in _claimed_devices(entry, context):
-        try:
-            result = evaluate(entry, context.formulas, device)
-        except EvaluationError:
-            continue  # reported by evaluates
-        if result.verdict != entry.bound_by:
+    try:
+        done = work(entry, formulas)
+    except EvaluationError:
+        return  # reported by evaluates
+    devices = list(context.runnable)
+    if not devices:
+        if context.devices:
+            lacking = sorted(
+                {m for d in context.devices.values() for m in missing_figures(entry, formulas, d)}
+            )
             yield entry.source.error_at(
                 BOUND_BY,
                 ("bound_by",),
-                f"bound_by is {entry.bound_by}, but "
-                f"{explain(result, describe(result.values, context.formulas))}: FAIL",
-                "fix the formulas or typical values, or change bound_by",
+                f"no device of the catalog has the figures the entry reads ({', '.join(lacking)})"
+                ", so bound_by is checked nowhere",
+                "make what the devices lack a symbol of the entry, with a sourced typical value",
             )
+        return
+    try:
+        results: list[Result] = [on_device(entry, formulas, d, done) for d in devices]
+    except EvaluationError:
+        return  # reported by evaluates
+    modeled = [*results[0].times, *(["capacity"] if results[0].capacity is not None else [])]
+    if entry.bound_by not in modeled:
+        quantity = next(
+            (r.quantity for r in (*ROOFS, CAPACITY) if r.name == entry.bound_by), entry.bound_by
+        )
+        yield entry.source.error_at(
+            BOUND_BY,
+            ("bound_by",),
+            f"bound_by is {entry.bound_by}, but the entry gives no formula for that roof "
+            f"({quantity}); it models {', '.join(modeled)}",
+            f"give arithmetic_intensity.{quantity}, or change bound_by",
+        )
+        return
+    verdicts = [(r, r.verdict) for r in results]
+    holds = [r.device for r, verdict in verdicts if verdict == entry.bound_by]
+    if len(holds) == len(results):
+        return
+    # A check can say where the claim does not hold, but not that it holds nowhere.
+    wrong = [
+        r
+        for r, verdict in verdicts
+        if verdict != entry.bound_by and not (holds and _excused(entry, r.device, verdict))
+    ]
+    if not wrong:
+        return
+    at = describe(results[0].values, formulas)
+    found = "; ".join(explain(r, at).removeprefix("on ") for r in wrong)
+    yield entry.source.error_at(
+        BOUND_BY,
+        ("bound_by",),
+        f"bound_by is {entry.bound_by}, but {found}"
+        + (f"; it holds on {', '.join(holds)}" if holds else ""),
+        "fix the formulas or typical values, change bound_by, or add a check at the typical "
+        "values on those devices expecting what is found there",
+    )
 
 
 @rule(CHECK, "check-holds", Scope.ENTRY)
 def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     """Each check's expectation holds on each of its devices.
 
-    Fails: `expect: {bound_by: compute}` at `set: {B: 1}` for the LM head on an H100
-    Passes: `expect: {bound_by: memory}` there
+    ## What it checks
+    Every `checks[]` item, evaluated at its `set` on each of its `devices`, gives the expected
+    verdict and values within the expected bounds.
+    ## Why it matters
+    Checks are the card's claims in numbers: a wrong one is a wrong claim.
+    ## How to fix
+    Correct the claim (and its expectation), or the formulas; the message gives both sides.
+    ## Fails
+    ```yaml
+    checks:
+      - claim: Compute-bound at batch 16.
+        set: {B: 16}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: compute}
+    ```
+    ## Passes
+    ```yaml
+    checks:
+      - claim: Memory-bound at batch 16.
+        set: {B: 16}
+        devices: [nvidia-h100-sxm]
+        expect: {bound_by: memory}
+    ```
     """
     if context.formulas is None:
         return
     for check in entry.checks:
-        for device in _devices(entry, context, check.devices):
+        for device in _devices(context, check.devices):
             try:
                 result = evaluate(entry, context.formulas, device, check.overrides)
             except EvaluationError:
                 continue  # reported by evaluates, or by known-override
-            for failure in check_failures(check, result, context.formulas):
+            units = {d.name: d.unit for d in entry.derived}
+            for failure in check_failures(check, result, context.formulas, units):
                 yield check.where.error(CHECK, failure, f"claim: {check.claim}", at=("expect",))

@@ -231,3 +231,47 @@ def _show(value: Any) -> str:
 
 def _clean(message: str) -> str:
     return message if len(message) <= 200 else message[:197] + "..."
+
+
+# The vocabularies, read from the schemas: code never keeps its own list of dtypes, classes,
+# verdicts or expectation keys, so a value added to a schema works in every command.
+
+
+def _consts(node: Mapping[str, Any]) -> tuple[str, ...]:
+    """The values of a documented vocabulary: a `oneOf` of consts, or an `enum`."""
+    if "oneOf" in node:
+        return tuple(option["const"] for option in node["oneOf"])
+    return tuple(node["enum"])
+
+
+@cache
+def vocabulary(kind: str, definition: str) -> tuple[str, ...]:
+    """The values `$defs/<definition>` of `kind`'s schema allows (namespaces, device figures)."""
+    return _consts(schema(kind)["$defs"][definition])
+
+
+@cache
+def default_dtype() -> str:
+    """The dtype of an entry that names none."""
+    default: str = schema(ENTRY)["properties"]["arithmetic_intensity"]["properties"]["dtype"][
+        "default"
+    ]
+    return default
+
+
+@cache
+def bound_by_values() -> tuple[str, ...]:
+    """What an entry can claim to be bound by: the names of the roofs."""
+    return _consts(schema(ENTRY)["properties"]["bound_by"])
+
+
+@cache
+def classes() -> tuple[str, ...]:
+    return _consts(schema(ENTRY)["properties"]["class"])
+
+
+@cache
+def expect_keys() -> tuple[str, ...]:
+    """What a check can expect: `bound_by` and the computed quantities it bounds."""
+    check = schema(ENTRY)["properties"]["checks"]["items"]
+    return tuple(check["properties"]["expect"]["properties"])

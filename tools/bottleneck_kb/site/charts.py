@@ -11,8 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..quantity import format_si
-from .model_view import number
+from .model_view import format_quantity, number
 from .prose import text
 
 WIDTH, HEIGHT = 640, 360
@@ -64,7 +63,7 @@ def axis(label: str, values: Sequence[float], log_if_decades: bool = True) -> Ax
 
 
 def _tick_label(value: float, unit: str) -> str:
-    return format_si(value, unit).strip() if unit else number(value)
+    return format_quantity(value, unit).strip() if unit else number(value)
 
 
 class _Canvas:

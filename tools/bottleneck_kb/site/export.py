@@ -62,7 +62,17 @@ def _device(device: Device) -> dict[str, Any]:
         "quantities": {name: m.value for name, m in device.quantities.items()},
         "peak_flops": {dtype: m.value for dtype, m in device.peak_flops.items()},
         "ridge": ridge_points(device),
-        "sources": [{"url": s.url, "supports": s.supports} for s in device.sources],
+        "sources": [
+            {
+                "id": s.id,
+                "title": s.title,
+                "url": s.url,
+                "publisher": s.publisher,
+                "kind": s.kind,
+                "read": s.read,
+            }
+            for s in device.sources
+        ],
     }
 
 

@@ -23,12 +23,23 @@ from typing import Any
 
 from .. import __version__
 from ..check import _jobs
-from ..evaluate import EvaluationError, number, parse_formulas, work
-from ..evaluation import evaluate_entry, to_dict
+from ..errors import KBError
+from ..evaluation import evaluate_entry
 from ..formula import FormulaError
 from ..model import Device, Entry
+from ..numbers import format_quantity, format_seconds, number
+from ..report.evaluation import evaluation_data
+from ..roofline import EvaluationError, Formulas, work
 
-__all__ = ["EntryView", "Sweep", "ViewCache", "number", "ridge_points", "skipped_devices"]
+__all__ = [
+    "EntryView",
+    "Sweep",
+    "ViewCache",
+    "format_quantity",
+    "format_seconds",
+    "number",
+    "ridge_points",
+]
 
 #: Raised when the shape of a cached view changes, so old cache files are never misread.
 VIEW_FORMAT = 1
@@ -47,8 +58,8 @@ class Sweep:
 
 @dataclass(frozen=True)
 class EntryView:
-    """What the pages show of one entry: its evaluation on the devices that can run its
-    dtype (as `kb eval --format json` gives it), the devices skipped and why, its formulas as
+    """What the pages show of one entry: its evaluation on the devices that have the figures
+    it reads (as `kb eval --format json` gives it), the devices skipped and why, its formulas as
     MathML and the sweep its chart draws. `error` says why there are no numbers, if so."""
 
     entry_id: str
@@ -67,36 +78,23 @@ class EntryView:
         return next((r for r in self.evaluation["results"] if r["device"] == device_id), None)
 
 
-def skipped_devices(entry: Entry, devices: Sequence[Device]) -> dict[str, str]:
-    """Devices that cannot run the entry's dtype, each with the reason, by id."""
-    dtype = entry.intensity.dtype
-    return {
-        d.id: f"no dense {dtype} peak in the catalog" for d in devices if dtype not in d.peak_flops
-    }
-
-
 def compute_view(entry: Entry, devices: Sequence[Device]) -> EntryView:
-    """Evaluate `entry` on every device of `devices` that has its dtype."""
+    """Evaluate `entry` on every device of `devices` that has the figures it reads."""
     from ..symbolic import to_mathml, to_sympy
 
-    skipped = skipped_devices(entry, devices)
-    usable = [d for d in devices if d.id not in skipped]
     dtype = entry.intensity.dtype
-    formulas, problems = parse_formulas(entry)
-    if formulas is None:
-        reason = problems[0].message if problems else "its formulas do not parse"
-        return EntryView(entry.id, dtype, skipped, error=reason)
     try:
-        evaluation = evaluate_entry(entry, formulas, usable)
+        evaluation = evaluate_entry(entry, {d.id: d for d in devices})
+        formulas = evaluation.formulas
         flops_mathml = to_mathml(to_sympy(formulas.flops))
         bytes_mathml = to_mathml(to_sympy(formulas.bytes))
-    except (EvaluationError, FormulaError) as exc:
-        return EntryView(entry.id, dtype, skipped, error=str(exc))
-    used = formulas.flops.symbols | formulas.bytes.symbols
+    except (KBError, FormulaError) as exc:
+        return EntryView(entry.id, dtype, error=str(exc))
+    skipped = {s.device: s.reason for s in evaluation.skipped}
     sweeps = [
         sweep
         for symbol in entry.scales_with
-        if symbol.symbol in used
+        if symbol.symbol in formulas.symbols
         and symbol.range is not None
         and (sweep := _sweep(entry, formulas, symbol.symbol, symbol.range)) is not None
     ]
@@ -104,7 +102,7 @@ def compute_view(entry: Entry, devices: Sequence[Device]) -> EntryView:
         entry.id,
         dtype,
         skipped,
-        to_dict(evaluation),
+        evaluation_data(evaluation),
         flops_mathml,
         bytes_mathml,
         # The chart follows the symbol that moves the intensity most.
@@ -117,7 +115,9 @@ def _spread(sweep: Sweep) -> float:
     return max(values) / min(values) if min(values) > 0 else math.inf
 
 
-def _sweep(entry: Entry, formulas: Any, symbol: str, bounds: tuple[float, float]) -> Sweep | None:
+def _sweep(
+    entry: Entry, formulas: Formulas, symbol: str, bounds: tuple[float, float]
+) -> Sweep | None:
     lo, hi = bounds
     log = lo > 0 and hi / lo >= 100  # spans decades
     step = (math.log(hi / lo) if log else hi - lo) / (SWEEP_POINTS - 1)

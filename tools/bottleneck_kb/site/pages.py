@@ -17,11 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from ..kb import KnowledgeBase
-from ..model import DEVICE_QUANTITIES, Device, Entry
-from ..quantity import format_ratio, format_seconds, format_si
+from ..model import PEAK_FLOPS, Device, Entry, field_shapes, parameter_dimension
 from ..schemas import ENTRY, HARDWARE, schema
 from . import charts, export
-from .model_view import EntryView, ViewCache, number, ridge_points
+from .model_view import (
+    EntryView,
+    ViewCache,
+    format_quantity,
+    format_seconds,
+    number,
+    ridge_points,
+)
 from .prose import block, inline, text
 
 ENTRIES_BY_CLASS = "entries/index.md"
@@ -33,11 +39,6 @@ EXPORT = "export/knowledge-base.json"
 MATHML = "http://www.w3.org/1998/Math/MathML"
 PUBLISHED_SCHEMAS = ((ENTRY, "Entry"), (HARDWARE, "Device"), (export.KIND, "JSON export"))
 
-_QUANTITY_UNITS = {
-    "memory_capacity": "B",
-    "memory_bandwidth": "B/s",
-    "interconnect_bandwidth": "B/s",
-}
 _DTYPE_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
 
 
@@ -272,10 +273,10 @@ def _evaluation_sections(
                     f'<td data-device="{text(r["device"])}"><a href="'
                     f'{links.href(here, device_page(r["device"]))}">'
                     f"{text(names[r['device']])}</a></td>",
-                    _number_cell(r["flops"], format_si(r["flops"], "FLOP")),
-                    _number_cell(r["bytes"], format_si(r["bytes"], "B")),
-                    _number_cell(r["intensity"], f"{format_ratio(r['intensity'])} FLOP/B"),
-                    _number_cell(r["ridge"], f"{format_ratio(r['ridge'])} FLOP/B"),
+                    _number_cell(r["flops"], format_quantity(r["flops"], "FLOP")),
+                    _number_cell(r["bytes"], format_quantity(r["bytes"], "B")),
+                    _number_cell(r["intensity"], format_quantity(r["intensity"], "FLOP/B")),
+                    _number_cell(r["ridge"], format_quantity(r["ridge"], "FLOP/B")),
                     f'<td class="kb-verdict kb-{r["verdict"]}">{r["verdict"]}</td>',
                     _number_cell(r["compute_time"], format_seconds(r["compute_time"])),
                     _number_cell(r["memory_time"], format_seconds(r["memory_time"])),
@@ -354,10 +355,10 @@ def _hardware_parameters(entry: Entry, devices: Sequence[Device], here: str, lin
             if device is None or measure is None:
                 values.append(f"{text(device_id)}: not in the catalog")
                 continue
-            unit = _QUANTITY_UNITS.get(parameter.parameter, "FLOP/s")
+            unit = _unit(parameter.parameter)
             values.append(
                 f'<a href="{links.href(here, device_page(device.id))}">{text(device.name)}</a>: '
-                f"{text(format_si(measure.value, unit))}"
+                f"{text(format_quantity(measure.value, unit))}"
             )
         rows.append(
             [
@@ -455,12 +456,25 @@ def _redirect(alias: str, entry_id: str, links: Links) -> tuple[str, str]:
 # --- devices ------------------------------------------------------------------------------
 
 
+def _unit(parameter: str) -> str:
+    """The base unit of a device figure (`B/s`, `FLOP/s`), or "" for a count."""
+    dimension = parameter_dimension(parameter)
+    return dimension.base_unit if dimension is not None else ""
+
+
+def _source(device: Device, source_id: str) -> str:
+    """A link to the source a figure names, by its title."""
+    found = next((s for s in device.sources if s.id == source_id), None)
+    if found is None:
+        return text(source_id)
+    return f'<a href="{text(found.url)}" rel="nofollow noopener">{text(found.title)}</a>'
+
+
 def _sources(device: Device) -> str:
-    """Where the device's figures come from, as the catalog records it today (one list of
-    addresses, each with what it supports)."""
+    """Every source of the device's figures: title, publisher, kind and the date it was read."""
     items = "".join(
-        f'<li><a href="{text(s.url)}" rel="nofollow noopener">{text(s.url)}</a>: '
-        f"{text(s.supports)}</li>"
+        f'<li><a href="{text(s.url)}" rel="nofollow noopener">{text(s.title)}</a> '
+        f"({text(s.publisher)}, {text(s.kind)}, read {text(s.read)})</li>"
         for s in device.sources
     )
     return f'<ul class="kb-sources">{items}</ul>'
@@ -475,28 +489,31 @@ def _device_page(
     figures = [
         [
             text(name.replace("_", " ")),
-            text(format_si(device.quantities[name].value, _QUANTITY_UNITS[name])),
+            _number_cell(figure.value.value, format_quantity(figure.value.value, _unit(name))),
+            text(figure.basis),
+            _source(device, figure.source),
         ]
-        for name in DEVICE_QUANTITIES
-        if name in device.quantities
+        for name, figure in device.figures.items()
+        if not name.startswith(PEAK_FLOPS + ".")
     ]
     dtypes = _dtypes(device.peak_flops)
     body = [
         f'<h1 id="kb-title">{text(device.name)}</h1>',
         f'<p class="kb-vendor">{text(device.vendor)}</p>',
         "## Figures",
-        _table(["figure", "value"], figures),
+        _table(["figure", "value", "basis", "source"], figures),
         "## Ridge point per data type",
         _table(
-            ["data type", "dense peak", "ridge point"],
+            ["data type", "dense peak", "source", "ridge point"],
             (
                 [
                     text(dtype),
                     _number_cell(
                         device.peak_flops[dtype].value,
-                        format_si(device.peak_flops[dtype].value, "FLOP/s"),
+                        format_quantity(device.peak_flops[dtype].value, "FLOP/s"),
                     ),
-                    _number_cell(ridges[dtype], f"{format_ratio(ridges[dtype])} FLOP/B"),
+                    _source(device, device.figures[f"{PEAK_FLOPS}.{dtype}"].source),
+                    _number_cell(ridges[dtype], format_quantity(ridges[dtype], "FLOP/B")),
                 ]
                 for dtype in dtypes
             ),
@@ -519,7 +536,7 @@ def _device_page(
         used = _dtypes(views[e.id].dtype for e, _ in placed)
         roofs = [
             charts.Roof(
-                f"{t} peak {format_si(device.peak_flops[t].value, 'FLOP/s')}",
+                f"{t} peak {format_quantity(device.peak_flops[t].value, 'FLOP/s')}",
                 device.peak_flops[t].value,
             )
             for t in used
@@ -540,7 +557,7 @@ def _device_page(
                 [
                     f'<a href="{links.href(here, entry_page(e.id))}">{inline(e.title)}</a>',
                     text(views[e.id].dtype),
-                    _number_cell(r["intensity"], f"{format_ratio(r['intensity'])} FLOP/B"),
+                    _number_cell(r["intensity"], format_quantity(r["intensity"], "FLOP/B")),
                     text(r["verdict"]),
                     _number_cell(r["time"], format_seconds(r["time"])),
                 ]
@@ -554,6 +571,7 @@ def _device_page(
 
 def _device_index(devices: Sequence[Device], links: Links) -> str:
     dtypes = _dtypes(t for d in devices for t in d.peak_flops)
+    quantities = [n for n in field_shapes() if any(n in d.quantities for d in devices)]
     rows = []
     for device in devices:
         ridges = ridge_points(device)
@@ -561,17 +579,20 @@ def _device_index(devices: Sequence[Device], links: Links) -> str:
             f'<a href="{links.href(DEVICES, device_page(device.id))}">{text(device.name)}</a>',
             text(device.vendor),
         ]
-        for name, unit in _QUANTITY_UNITS.items():
+        for name in quantities:
             measure = device.quantities.get(name)
             row.append(
-                _number_cell(measure.value, format_si(measure.value, unit)) if measure else ""
+                _number_cell(measure.value, format_quantity(measure.value, _unit(name)))
+                if measure
+                else "-"
             )
         for dtype in dtypes:
             peak = device.peak_flops.get(dtype)
             row.append(
                 _number_cell(
                     ridges[dtype],
-                    f"{format_si(peak.value, 'FLOP/s')} / {format_ratio(ridges[dtype])}",
+                    f"{format_quantity(peak.value, 'FLOP/s')} / "
+                    f"{format_quantity(ridges[dtype], 'FLOP/B')}",
                 )
                 if peak
                 else "-"
@@ -580,9 +601,7 @@ def _device_index(devices: Sequence[Device], links: Links) -> str:
     header = [
         "device",
         "vendor",
-        "memory",
-        "memory bandwidth",
-        "interconnect",
+        *(n.replace("_", " ") for n in quantities),
         *(f"{t} peak / ridge (FLOP/B)" for t in dtypes),
     ]
     return _page(

@@ -1,24 +1,13 @@
-"""Diagnostics -> text, JSON, GitHub Actions annotations or SARIF; reporters by name."""
+"""`kb check` results -> text, JSON, GitHub Actions annotations or SARIF."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
-from .check import CheckResult
-from .diagnostics import Diagnostic, Severity, located_line, printable
-
-Reporter = Callable[[CheckResult], str]
-REPORTERS: dict[str, Reporter] = {}
-
-
-def reporter(name: str) -> Callable[[Reporter], Reporter]:
-    def register(function: Reporter) -> Reporter:
-        REPORTERS[name] = function
-        return function
-
-    return register
+from ..diagnostics import Diagnostic, Severity, located_line, printable
+from ..results import CheckResult
+from . import CHECK, reporter
 
 
 def summary(result: CheckResult) -> str:
@@ -36,7 +25,7 @@ def summary(result: CheckResult) -> str:
     return f"Found {' and '.join(parts)} in {files}; checked {checked}."
 
 
-@reporter("text")
+@reporter(CHECK, "text")
 def text(result: CheckResult) -> str:
     lines = []
     for d in result.diagnostics:
@@ -60,7 +49,7 @@ def as_dict(d: Diagnostic) -> dict[str, Any]:
     }
 
 
-@reporter("json")
+@reporter(CHECK, "json")
 def json_report(result: CheckResult) -> str:
     document = {
         "version": 1,
@@ -84,7 +73,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-@reporter("github")
+@reporter(CHECK, "github")
 def github(result: CheckResult) -> str:
     """GitHub Actions workflow commands: each diagnostic becomes an annotation on its line."""
     lines = []
@@ -99,10 +88,10 @@ def github(result: CheckResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-@reporter("sarif")
+@reporter(CHECK, "sarif")
 def sarif(result: CheckResult) -> str:
     """SARIF 2.1.0, for code-scanning dashboards."""
-    from .rules import REGISTRY
+    from ..rules import REGISTRY
 
     used = sorted({d.code for d in result.diagnostics})
     rules = [
@@ -110,7 +99,7 @@ def sarif(result: CheckResult) -> str:
             "id": code,
             "name": REGISTRY[code].name,
             "shortDescription": {"text": REGISTRY[code].summary},
-            "fullDescription": {"text": REGISTRY[code].doc},
+            "fullDescription": {"text": REGISTRY[code].doc.text},
         }
         for code in used
     ]

@@ -6,15 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from bottleneck_kb.evaluate import (
-    EvaluationError,
-    crossover,
-    evaluate,
-    parse_formulas,
-    speedup,
-)
-from bottleneck_kb.evaluation import evaluate_entry
+from bottleneck_kb.evaluation import crossover, evaluate_entry
 from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.roofline import Basis, EvaluationError, evaluate, parse_formulas
 
 from .conftest import REPOSITORY
 
@@ -88,7 +82,7 @@ def test_workaround_models(kb: KnowledgeBase) -> None:
     # rank d/8 = 512: (d*r + r*V) weights in bf16.
     assert low_rank.bytes == (4096 * 512 + 512 * 128256) * 2 + 2 * 4 * (4096 + 512 + 128256)
     assert base.bytes / low_rank.bytes == pytest.approx(7.70, abs=5e-3)
-    assert speedup(base, low_rank) == pytest.approx(base.bytes / low_rank.bytes)
+    assert base.time / low_rank.time == pytest.approx(base.bytes / low_rank.bytes)
 
 
 def test_overrides_beat_typical_and_workaround_settings_beat_overrides(kb: KnowledgeBase) -> None:
@@ -127,17 +121,19 @@ def test_no_crossover_in_range(kb: KnowledgeBase) -> None:
 
 
 def test_symbolic_intensity_of_the_draft_pass_is_k(kb: KnowledgeBase) -> None:
-    entry, formulas = _setup(kb, DRAFT)
-    evaluation = evaluate_entry(entry, formulas, list(kb.catalog.devices.values()))
-    assert evaluation.intensity == "k"
+    entry, _formulas = _setup(kb, DRAFT)
+    evaluation = evaluate_entry(entry, kb.catalog.devices)
+    assert evaluation.intensity is not None and evaluation.intensity.text == "k"
     assert all(c.passed for c in evaluation.checks)
-    assert len(evaluation.checks) == 2
+    assert len(evaluation.checks) == sum(len(check.devices) for check in entry.checks)
 
 
 def test_every_check_of_the_seed_entries_passes(kb: KnowledgeBase) -> None:
-    entry, formulas = _setup(kb, LM_HEAD)
-    evaluation = evaluate_entry(entry, formulas, list(kb.catalog.devices.values()))
-    assert [c.passed for c in evaluation.checks] == [True] * 7
+    entry, _formulas = _setup(kb, LM_HEAD)
+    evaluation = evaluate_entry(entry, kb.catalog.devices)
+    assert [c.passed for c in evaluation.checks] == [True] * sum(
+        len(c.devices) for c in entry.checks
+    )
 
 
 def test_a_missing_typical_value_is_named(kb: KnowledgeBase) -> None:
@@ -151,3 +147,66 @@ def test_a_missing_typical_value_is_named(kb: KnowledgeBase) -> None:
     assert stripped.symbols["k"].typical is None
     with pytest.raises(EvaluationError, match="symbol `k` has no typical value"):
         evaluate(stripped, formulas, kb.catalog.devices[H100])
+
+
+def test_the_memo_is_keyed_by_the_whole_assignment(kb: KnowledgeBase) -> None:
+    """An entry edited in place (a new typical value) with the same parsed formulas gets
+    new numbers, not the memo's old ones."""
+    entry, formulas = _setup(kb, DRAFT)
+    device = kb.catalog.devices[H100]
+    before = evaluate(entry, formulas, device)
+    edited = replace(
+        entry,
+        scales_with=tuple(
+            replace(s, typical=8.0) if s.symbol == "k" else s for s in entry.scales_with
+        ),
+    )
+    after = evaluate(edited, formulas, device)
+    assert (before.intensity, after.intensity) == (4.0, 8.0)
+
+
+def test_devices_without_the_dtype_are_skipped_and_named(kb: KnowledgeBase) -> None:
+    entry, _ = _setup(kb, DRAFT)
+    fp4 = replace(entry, intensity=replace(entry.intensity, dtype="fp4"))
+    evaluation = evaluate_entry(fp4, kb.catalog.devices, symbolic=False)
+    lacking = sorted(d.id for d in kb.catalog.devices.values() if "fp4" not in d.peak_flops)
+    assert [s.device for s in evaluation.skipped] == lacking
+    assert {s.reason for s in evaluation.skipped} <= {"no dense fp4 peak in the catalog"}
+    assert [r.device for r in evaluation.results] == sorted(set(kb.catalog.devices) - set(lacking))
+
+
+def test_measured_and_derated_figures_say_so(kb: KnowledgeBase) -> None:
+    """Measured figures where the catalog has them (never derated: they are achieved
+    values); datasheet figures times the typical achieved fraction when derated."""
+    entry, _ = _setup(kb, DRAFT)
+    devices = kb.catalog.devices
+    with_measured = sorted(d.id for d in devices.values() if "memory_bandwidth" in d.measured)
+    assert with_measured, "the catalog has a measured memory bandwidth somewhere"
+    device = devices[with_measured[0]]
+    measured = evaluate_entry(entry, devices, [device.id], basis=Basis(measured=True))
+    result = measured.results[0]
+    assert result.bandwidth == device.measured["memory_bandwidth"].value
+    assert result.basis == {"peak_flops": "datasheet", "memory_bandwidth": "measured"}
+    derated = [d for d in devices.values() if "memory_bandwidth" in d.achieved_fraction]
+    assert derated
+    target = derated[0]
+    found = evaluate_entry(entry, devices, [target.id], basis=Basis(derated=True)).results[0]
+    fraction = target.achieved_fraction["memory_bandwidth"]
+    assert found.bandwidth == target.memory_bandwidth * fraction
+    assert found.basis["memory_bandwidth"] == "datasheet, derated"
+    plain = evaluate_entry(entry, devices, [target.id]).results[0]
+    assert plain.basis == {"peak_flops": "datasheet", "memory_bandwidth": "datasheet"}
+
+
+def test_the_whole_catalog_is_sorted_by_lower_bound_and_verdicts_grouped(
+    kb: KnowledgeBase,
+) -> None:
+    entry, _ = _setup(kb, LM_HEAD)
+    evaluation = evaluate_entry(entry, kb.catalog.devices, overrides={"B": 64}, symbolic=False)
+    times = [r.time for r in evaluation.results]
+    assert times == sorted(times)
+    grouped = evaluation.verdicts
+    assert sorted(d for found in grouped.values() for d in found) == sorted(
+        r.device for r in evaluation.results
+    )
+    assert all(r.device in grouped[r.verdict] for r in evaluation.results)

@@ -1,0 +1,243 @@
+"""The hardware catalog: the schema is its only vocabulary, figures convert as documented,
+and the catalog's devices are the ones the issue lists, each clean under every rule."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bottleneck_kb import model, schemas
+from bottleneck_kb.check import check
+from bottleneck_kb.diagnostics import Severity
+from bottleneck_kb.kb import Catalog
+from bottleneck_kb.model import Device, build_device
+from bottleneck_kb.quantity import Dimension
+from bottleneck_kb.rules.catalog import DTYPE_ORDER, LOOKS_SPARSE
+from bottleneck_kb.source import load
+
+from .conftest import FIXTURES, REPOSITORY
+
+SOURCES = """\
+sources:
+  - {id: sheet, title: A datasheet, url: https://example.com/sheet, publisher: Vendor,
+     kind: vendor, read: "2026-11-29"}
+  - {id: bench, title: A benchmark, url: https://example.com/bench, publisher: Someone,
+     kind: secondary, read: "2026-11-29"}
+"""
+
+DEVICE = (
+    """\
+id: test-device
+name: Test device
+vendor: Test
+memory_capacity: {value: 80 GB, source: sheet}
+memory_bandwidth:
+  value: 3.35 TB/s
+  source: sheet
+  measured: {value: 2.9 TB/s, how: copy of 4 GiB buffers, source: bench}
+interconnect_bandwidth:
+  {value: 900 GB/s, direction: both_directions, source: sheet,
+   measured: {value: 750 GB/s, how: p2p test both ways at once, source: bench}}
+scale_up_domain: {value: 8, source: sheet}
+launch_latency: {value: 3 us, source: bench, basis: measured}
+peak_flops:
+  tf32: {value: 494.7 TFLOP/s, source: sheet}
+  bf16: {value: 989.4 TFLOP/s, source: sheet}
+  fp8: {value: 1978.9 TFLOP/s, source: sheet, basis: derived, note: half the sparse one}
+achieved_fraction:
+  memory_bandwidth: {value: 0.8, source: bench}
+"""
+    + SOURCES
+)
+
+
+def _device(text: str) -> Device:
+    document, problems = load(text.encode(), "hardware/test-device.yaml")
+    assert document is not None and problems == []
+    assert schemas.validate(schemas.HARDWARE, document) == []
+    device, invalid = build_device(document)
+    assert device is not None and invalid == []
+    return device
+
+
+def test_figures_convert_to_the_models_units() -> None:
+    device = _device(DEVICE)
+
+    assert device.parameter("memory_capacity") is not None
+    assert device.quantities["memory_capacity"].value == 80e9
+    assert device.memory_bandwidth == 3.35e12
+    interconnect = device.parameter("interconnect_bandwidth")
+    assert interconnect is not None and interconnect.value == 450e9  # both directions halved
+    domain = device.parameter("scale_up_domain")
+    assert domain is not None and domain.value == 8.0
+    latency = device.parameter("launch_latency")
+    assert latency is not None and latency.value == pytest.approx(3e-6)
+    peak = device.parameter("peak_flops.fp8")
+    assert peak is not None and peak.value == pytest.approx(1978.9e12)
+
+
+def test_per_value_metadata_measured_values_and_fractions() -> None:
+    device = _device(DEVICE)
+
+    fp8 = device.figures["peak_flops.fp8"]
+    assert (fp8.source, fp8.basis, fp8.note) == ("sheet", "derived", "half the sparse one")
+    assert device.figures["peak_flops.bf16"].basis == "datasheet"
+    assert device.figures["launch_latency"].basis == "measured"
+    assert device.figures["interconnect_bandwidth"].direction == "both_directions"
+    measured = device.figures["memory_bandwidth"].measured
+    assert measured is not None and measured.how == "copy of 4 GiB buffers"
+    assert set(device.measured) == {"memory_bandwidth", "interconnect_bandwidth"}
+    assert device.measured["memory_bandwidth"] == measured.value
+    assert device.measured["memory_bandwidth"].value == 2.9e12
+    assert device.measured["interconnect_bandwidth"].value == 375e9  # converted like the figure
+    assert device.achieved_fraction == {"memory_bandwidth": 0.8}
+    assert [(s.id, s.kind, s.read) for s in device.sources] == [
+        ("sheet", "vendor", "2026-11-29"),
+        ("bench", "secondary", "2026-11-29"),
+    ]
+
+
+def test_a_per_direction_link_is_taken_as_written() -> None:
+    text = DEVICE.replace(
+        "{value: 900 GB/s, direction: both_directions", "{value: 450 GB/s, direction: per_direction"
+    )
+    interconnect = _device(text).parameter("interconnect_bandwidth")
+    assert interconnect is not None and interconnect.value == 450e9
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        if "$ref" in node:
+            yield node["$ref"].removeprefix("#/$defs/")
+        for value in node.values():
+            yield from _refs(value)
+
+
+def test_parameters_and_their_dimensions_come_from_the_schema() -> None:
+    hardware = schemas.schema(schemas.HARDWARE)
+    definitions = hardware["$defs"]
+    expected: dict[str, str] = {}
+    for name, node in hardware["properties"].items():
+        if "$ref" in node and "x-dimension" in definitions[node["$ref"].split("/")[-1]]:
+            expected[name] = definitions[node["$ref"].split("/")[-1]]["x-dimension"]
+    for dtype, row in hardware["properties"]["peak_flops"]["properties"].items():
+        expected[f"peak_flops.{dtype}"] = definitions[row["$ref"].split("/")[-1]]["x-dimension"]
+
+    assert model.parameter_names() == tuple(expected)
+    assert {name: model.parameter_dimension(name) for name in expected} == {
+        name: None if dimension == "count" else Dimension[dimension.upper()]
+        for name, dimension in expected.items()
+    }
+    assert model.parameter_dimension("interconnect_bandwidth") is Dimension.BANDWIDTH
+    assert model.parameter_dimension("scale_up_domain") is None
+
+
+def test_entry_dtype_enum_is_the_hardware_dtypes_in_order() -> None:
+    entry = schemas.schema(schemas.ENTRY)
+    enum = entry["properties"]["arithmetic_intensity"]["properties"]["dtype"]["enum"]
+    assert enum == list(model.dtype_traits())
+
+
+def test_every_dtype_declares_its_width_and_whether_it_is_a_tensor_type() -> None:
+    rows = schemas.schema(schemas.HARDWARE)["properties"]["peak_flops"]["properties"]
+    assert all(
+        isinstance(r["x-bits"], int) and isinstance(r["x-tensor"], bool) for r in rows.values()
+    )
+
+
+def test_adding_a_dtype_to_the_schema_needs_no_python_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hardware = copy.deepcopy(schemas.schema(schemas.HARDWARE))
+    rows = hardware["properties"]["peak_flops"]["properties"]
+    rows["fp6"] = {**rows["fp8"], "title": "FP6", "x-bits": 6}
+    real = schemas.schema
+
+    def patched(kind: str) -> dict[str, Any]:
+        return hardware if kind == schemas.HARDWARE else real(kind)
+
+    monkeypatch.setattr(schemas, "schema", patched)
+    for cached in (model.field_shapes, model.dtype_traits, model.parameter_names):
+        cached.cache_clear()
+    try:
+        assert "peak_flops.fp6" in model.parameter_names()
+        assert model.parameter_dimension("peak_flops.fp6") is Dimension.FLOP_RATE
+        device = _device(
+            DEVICE.replace(
+                "peak_flops:\n", "peak_flops:\n  fp6: {value: 1 TFLOP/s, source: sheet}\n"
+            )
+        )
+        assert device.peak_flops["fp6"].value == 1e12
+
+        from bottleneck_kb.rules import catalog
+
+        found = list(catalog.narrower_not_slower(device, None))  # type: ignore[arg-type]
+        assert [d.code for d in found] == [DTYPE_ORDER]
+        assert "fp6 peak 1 TFLOP/s is below fp8 peak 1.979 PFLOP/s" in found[0].message
+    finally:
+        for cached in (model.field_shapes, model.dtype_traits, model.parameter_names):
+            cached.cache_clear()
+
+
+def test_a_note_silences_the_sparse_warning(kb_root: Path) -> None:
+    fixture = (FIXTURES / "invalid-hardware" / "sparse-fp8.yaml").read_text(encoding="utf-8")
+    noted = fixture.replace(
+        "fp8: {value: 3957.8 TFLOP/s, source: klockwood-h100}",
+        "fp8: {value: 3957.8 TFLOP/s, source: klockwood-h100, note: dense on this part}",
+    )
+    assert noted != fixture
+    (kb_root / "hardware" / "sparse-fp8.yaml").write_text(noted, encoding="utf-8")
+
+    assert check(kb_root).diagnostics == []
+
+
+def test_a_sparse_figure_is_a_warning_that_names_it(kb_root: Path) -> None:
+    shutil.copyfile(
+        FIXTURES / "invalid-hardware" / "sparse-fp8.yaml", kb_root / "hardware" / "sparse-fp8.yaml"
+    )
+
+    [found] = check(kb_root).diagnostics
+    assert (found.code, found.severity) == (LOOKS_SPARSE, Severity.WARNING)
+    assert found.message.startswith("fp8 peak 3.958 PFLOP/s is 2.0x what bf16 predicts")
+
+
+#: The devices issue 12 asks the catalog to cover.
+REQUIRED_DEVICES = {
+    "nvidia-a100-sxm-80gb",
+    "nvidia-h100-sxm",
+    "nvidia-h100-pcie",
+    "nvidia-h200-sxm",
+    "nvidia-b200-hgx",
+    "nvidia-gb200",
+    "nvidia-l40s",
+    "nvidia-rtx-4090",
+    "amd-instinct-mi250x",
+    "amd-instinct-mi300x",
+    "amd-instinct-mi325x",
+    "amd-instinct-mi355x",
+    "google-tpu-v5e",
+    "google-tpu-v5p",
+    "google-tpu-v6e",
+    "intel-gaudi-3",
+}
+
+
+def test_the_catalog_covers_the_required_devices_and_each_is_clean() -> None:
+    catalog = Catalog.load(REPOSITORY)
+    assert catalog.diagnostics == []
+    assert set(catalog.devices) >= REQUIRED_DEVICES
+    result = check(REPOSITORY)
+    assert [d for d in result.diagnostics if d.path.startswith("hardware/")] == []
+
+
+def test_every_derived_value_says_how_and_every_source_was_read_on_a_date() -> None:
+    for device in Catalog.load(REPOSITORY).devices.values():
+        for name, figure in device.figures.items():
+            if figure.basis == "derived":
+                assert figure.note, f"{device.id} {name}"
+        assert all(s.read and s.url.startswith("https://") for s in device.sources)

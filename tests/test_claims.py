@@ -1,0 +1,272 @@
+"""References carry their author and year, and the LM-head entry keeps the card's claims beside
+what the cited sources say, with the checks that compute the computable ones."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bottleneck_kb.check import check
+from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.model import Entry
+from bottleneck_kb.roofline import check_failures, evaluate, parse_formulas
+from bottleneck_kb.rules.references import arxiv_year
+
+from .conftest import FIXTURES, REPOSITORY
+
+LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
+SLIMSPEC = "2605.10453"
+ML_SPECQD = "2503.13565"
+EAGLE_CONFIG = (
+    "https://github.com/SafeAILab/EAGLE/blob/9666a8182d9bed8b5b637fd4a126c90d9b9c3db2/"
+    "eagle/traineagle3/config.json"
+)
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    loaded = KnowledgeBase.load(REPOSITORY)
+    assert loaded.diagnostics == []
+    return loaded
+
+
+def _entry(kb: KnowledgeBase, entry_id: str) -> Entry:
+    entry = kb.entry(entry_id)
+    assert entry is not None
+    return entry
+
+
+@pytest.mark.parametrize(
+    ("arxiv", "year"), [("0704.0001", 2007), ("2302.01318", 2023), ("2605.10453v2", 2026)]
+)
+def test_arxiv_year_is_the_ids_yymm(arxiv: str, year: int) -> None:
+    assert arxiv_year(arxiv) == year
+
+
+def test_year_fixture_gives_the_full_diagnostic(kb_root: Path) -> None:
+    shutil.copyfile(
+        FIXTURES / "invalid" / "reference-year.yaml",
+        kb_root / "entries" / "fixtures" / "reference-year.yaml",
+    )
+
+    result = check(kb_root)
+
+    found = [(d.path, d.line, d.col, d.code, d.message, d.hint) for d in result.diagnostics]
+    assert found == [
+        (
+            "entries/fixtures/reference-year.yaml",
+            28,
+            11,
+            "KB220",
+            "year 2024 disagrees with arXiv 2302.01318, submitted in 2023",
+            "write year: 2023; to cite a later journal version, give its url instead of the "
+            "arXiv id",
+        )
+    ]
+
+
+def _copy_of_repository(tmp_path: Path) -> Path:
+    root = tmp_path / "repository"
+    for folder in ("entries", "hardware"):
+        shutil.copytree(REPOSITORY / folder, root / folder)
+    return root
+
+
+def test_year_rule_finds_a_wrong_year_in_a_workaround_reference(tmp_path: Path) -> None:
+    root = _copy_of_repository(tmp_path)
+    path = root / "entries" / f"{LM_HEAD}.yaml"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    # The first SlimSpec reference is the low-rank workaround's; its year is two lines below.
+    at = next(i for i, line in enumerate(lines) if f'arxiv: "{SLIMSPEC}"' in line) - 1
+    assert lines[at] == "        year: 2026\n"
+    lines[at] = "        year: 2025\n"
+    path.write_text("".join(lines), encoding="utf-8")
+
+    result = check(root)
+
+    found = [(d.path, d.line, d.col, d.code, d.message) for d in result.diagnostics]
+    assert found == [
+        (
+            f"entries/{LM_HEAD}.yaml",
+            at + 1,
+            15,
+            "KB220",
+            f"year 2025 disagrees with arXiv {SLIMSPEC}, submitted in 2026",
+        )
+    ]
+
+
+def test_every_reference_names_its_first_author_and_year(kb: KnowledgeBase) -> None:
+    references = [r for entry in kb.entries for r in entry.all_references()]
+    assert references
+    for reference in references:
+        assert reference.title and reference.first_author and reference.year
+        if reference.arxiv is not None:
+            assert reference.year == arxiv_year(reference.arxiv)
+
+
+def test_seed_references_as_the_papers_print_them(kb: KnowledgeBase) -> None:
+    cited = {
+        r.key: (r.first_author, r.year, r.title)
+        for entry in kb.entries
+        for r in entry.all_references()
+        if entry.id.startswith("flops/speculative")
+    }
+    assert cited[SLIMSPEC] == (
+        "Plaksin",
+        2026,
+        "SlimSpec: Low-Rank Draft LM-Head for Accelerated Speculative Decoding",
+    )
+    assert cited[ML_SPECQD] == (
+        "Georganas",
+        2025,
+        "ML-SpecQD: Multi-Level Speculative Decoding with Quantized Drafts",
+    )
+    assert cited["2302.01318"] == (
+        "Chen",
+        2023,
+        "Accelerating Large Language Model Decoding with Speculative Sampling",
+    )
+    assert cited["2602.13836"] == (
+        "Williams",
+        2026,
+        "Speculative Decoding with a Speculative Vocabulary",
+    )
+    assert {key: cited[key][:2] for key in ("2503.01840", "2401.10774", "2506.22694")} == {
+        "2503.01840": ("Li", 2025),
+        "2401.10774": ("Cai", 2024),
+        "2506.22694": ("Goel", 2025),
+    }
+    assert {key: cited[key][:2] for key in ("2502.14856", "2510.13847")} == {
+        "2502.14856": ("Zhao", 2025),
+        "2510.13847": ("Zhang", 2025),
+    }
+
+
+def test_lm_head_claims_beside_their_sources(kb: KnowledgeBase) -> None:
+    entry = _entry(kb, LM_HEAD)
+    assert [(c.reference, c.verdict, c.check) for c in entry.claims] == [
+        (SLIMSPEC, "not_in_source", None),
+        (SLIMSPEC, "differs", None),
+        (ML_SPECQD, "differs", 4),
+        (EAGLE_CONFIG, "differs", None),
+        ("2502.14856", "not_in_source", None),
+        ("2506.22694", "agrees", None),
+        ("2510.13847", "agrees", None),
+        ("2602.13836", "not_in_source", None),
+        (None, "computed", 0),
+        (None, "computed", 1),
+        (None, "computed", 2),
+    ]
+    latency_share, low_rank, quantized, eagle, *_ = entry.claims
+    assert latency_share.card == (
+        "As shown by Plaksin et al. (SlimSpec, arXiv:2605.10453), LM-head latency accounts for "
+        "45%-60% of total draft latency T_draft."
+    )
+    assert latency_share.source is not None
+    assert "45" not in latency_share.source
+    assert "one of the major computational bottlenecks" in latency_share.source
+    assert low_rank.card == (
+        "factorize projection d x V into d x r and r x V (e.g. r = d/8), reducing LM-head "
+        "latency by 2-3x while preserving full vocabulary support"
+    )
+    assert low_rank.source is not None
+    assert "SlimSpec achieves 4-5x acceleration over the standard LM-head" in low_rank.source
+    assert quantized.card == (
+        "quantizing drafter weights to 4-bit (MXFP4 / ML-SpecQD, arXiv:2503.13565) halves draft "
+        "memory traffic and accelerates drafting in memory-bound regimes"
+    )
+    assert quantized.source is not None
+    assert "direct-casts the BF16 target model weights to MXFP4" in quantized.source
+    assert '"speedups up to 2x over the BF16 baseline"' in quantized.source
+    assert eagle.card.startswith(
+        "In modern auxiliary-head speculative drafters (EAGLE-3, Medusa, MTP)"
+    )
+    assert eagle.source is not None
+    assert "vocab_size 128256" in eagle.source and "draft_vocab_size 32000" in eagle.source
+
+
+def test_the_eagle_vocabulary_is_cited_by_the_truncation_workaround(kb: KnowledgeBase) -> None:
+    entry = _entry(kb, LM_HEAD)
+    (truncation,) = [w for w in entry.workarounds if w.title.startswith("Static vocabulary")]
+    assert EAGLE_CONFIG in [r.key for r in truncation.references]
+
+
+def test_computed_claims_name_passing_checks_that_bear_out_their_numbers(
+    kb: KnowledgeBase,
+) -> None:
+    entry = _entry(kb, LM_HEAD)
+    formulas, problems = parse_formulas(entry)
+    assert problems == [] and formulas is not None
+    for claim in entry.claims:
+        if claim.check is None:
+            continue
+        named = entry.checks[claim.check]
+        for device in named.devices:
+            result = evaluate(entry, formulas, kb.catalog.devices[device], named.overrides)
+            assert check_failures(named, result, formulas) == []
+
+    h100 = kb.catalog.devices["nvidia-h100-sxm"]
+    quantized = next(c for c in entry.claims if c.reference == ML_SPECQD)
+    assert quantized.check is not None
+    mxfp4 = entry.checks[quantized.check]
+
+    four_bit = evaluate(entry, formulas, h100, mxfp4.overrides)
+    bf16 = evaluate(entry, formulas, h100)
+    eight_bit = evaluate(entry, formulas, h100, {"q": 8})
+
+    # The claim's source column says 3.8x against bf16 and 1.9x against 8-bit: not "halves".
+    assert round(bf16.bytes / four_bit.bytes, 1) == 3.8
+    assert round(eight_bit.bytes / four_bit.bytes, 1) == 1.9
+    low, high = mxfp4.bounds["bytes"]
+    assert low is not None and high is not None and low <= four_bit.bytes <= high
+
+
+def _minimal_with(kb_root: Path, extra: str) -> None:
+    minimal = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    minimal.write_text(minimal.read_text(encoding="utf-8") + extra, encoding="utf-8")
+
+
+def test_many_references_get_no_did_you_mean(kb_root: Path) -> None:
+    references = "".join(
+        f"  - title: Page {i}\n    first_author: Example\n    year: 2025\n"
+        f"    url: https://example.org/{i}\n"
+        for i in range(21)
+    )
+    claim = (
+        "  - card: C.\n    source: S.\n    reference: https://example.org/1x\n    verdict: agrees\n"
+    )
+    _minimal_with(kb_root, f"references:\n{references}claims:\n{claim}")
+
+    (diagnostic,) = check(kb_root).diagnostics
+
+    assert diagnostic.code == "KB221"
+    assert diagnostic.hint == (
+        "write the arXiv id or URL exactly as one of the entry's references gives it"
+    )
+
+
+def test_a_claim_in_an_entry_without_references_or_checks(kb_root: Path) -> None:
+    _minimal_with(
+        kb_root,
+        "claims:\n"
+        '  - card: C.\n    source: S.\n    reference: "2302.01318"\n    verdict: agrees\n'
+        "  - card: D.\n    verdict: computed\n    check: 0\n",
+    )
+
+    found = [(d.code, d.message, d.hint) for d in check(kb_root).diagnostics]
+
+    assert found == [
+        (
+            "KB221",
+            "'2302.01318' is not the arXiv id or URL of any reference of the entry",
+            "add the source to references first",
+        ),
+        (
+            "KB222",
+            "check 0 does not exist: the entry has 0 check(s)",
+            "add the check that computes the claim to checks",
+        ),
+    ]

@@ -1,0 +1,129 @@
+"""Growing the vocabulary takes one edit: a new dtype (the schemas), a new function of the
+formula language (its row in formula.FUNCTIONS) and a new output format (one decorated
+reporter) each work in every command, shown in a temporary copy of the package and of the
+knowledge base, run as a user runs kb."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPOSITORY
+
+PACKAGE = REPOSITORY / "tools" / "bottleneck_kb"
+DRAFT = "flops/speculative-draft"
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """A copy of the package (under tmp/tools) and of the knowledge base (tmp/kb)."""
+    shutil.copytree(PACKAGE, tmp_path / "tools" / "bottleneck_kb", ignore=_caches)
+    for folder in ("entries", "hardware"):
+        shutil.copytree(REPOSITORY / folder, tmp_path / "kb" / folder)
+    return tmp_path
+
+
+def _caches(folder: str, names: list[str]) -> list[str]:
+    return [name for name in names if name == "__pycache__"]
+
+
+def kb(copy: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`kb ARGS` with the copied package, in the copied knowledge base."""
+    run = f"import sys; sys.path.insert(0, {str(copy / 'tools')!r}); "
+    run += "from bottleneck_kb.cli import main; main()"
+    return subprocess.run(
+        [sys.executable, "-c", run, *args],
+        cwd=copy / "kb",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _edit_json(path: Path, change: object) -> None:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document)  # type: ignore[operator]
+    path.write_text(json.dumps(document, indent=1), encoding="utf-8")
+
+
+def test_a_new_dtype_is_an_edit_of_the_schemas(copy: Path) -> None:
+    schemas = copy / "tools" / "bottleneck_kb" / "schemas"
+
+    def add_to_catalog(schema: dict) -> None:  # type: ignore[type-arg]
+        rows = schema["properties"]["peak_flops"]["properties"]
+        rows["fp6"] = {**rows["fp8"], "title": "FP6", "description": "Dense FP6.", "x-bits": 6}
+
+    def add_to_entries(schema: dict) -> None:  # type: ignore[type-arg]
+        schema["properties"]["arithmetic_intensity"]["properties"]["dtype"]["enum"].append("fp6")
+
+    _edit_json(schemas / "hardware.schema.json", add_to_catalog)
+    _edit_json(schemas / "entry.schema.json", add_to_entries)
+    named = ("nvidia-h100-sxm", "amd-instinct-mi300x")  # the devices the entry names
+    for name in named:
+        device = copy / "kb" / "hardware" / f"{name}.yaml"
+        text = device.read_text(encoding="utf-8")
+        fp8 = re.search(r"\n  fp8:.*?value: ([0-9.]+ TFLOP/s).*?source: ([a-z0-9-]+)", text, re.S)
+        assert fp8 is not None
+        fp6 = f"  fp6: {{value: {fp8[1]}, source: {fp8[2]}, note: as fp8}}\n"
+        device.write_text(text.replace("peak_flops:\n", "peak_flops:\n" + fp6, 1), "utf-8")
+    entry = copy / "kb" / "entries" / f"{DRAFT}.yaml"
+    entry.write_text(
+        entry.read_text(encoding="utf-8").replace("dtype: bf16", "dtype: fp6"), "utf-8"
+    )
+
+    checked = kb(copy, "check", "--strict")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    listing = kb(copy, "hardware")
+    assert "ridge fp6" in listing.stdout, listing.stderr
+    evaluated = kb(copy, "eval", DRAFT, "--format", "json")
+    assert evaluated.returncode == 0, evaluated.stderr
+    document = json.loads(evaluated.stdout)
+    assert document["dtype"] == "fp6"
+    assert sorted(r["device"] for r in document["results"]) == sorted(named)
+    assert {s["reason"] for s in document["skipped"]} == {"no dense fp6 peak in the catalog"}
+
+
+def test_a_new_function_is_one_row_of_the_table(copy: Path) -> None:
+    formula = copy / "tools" / "bottleneck_kb" / "formula.py"
+    text = formula.read_text(encoding="utf-8")
+    row = '        "sqrt": Function('
+    assert row in text
+    formula.write_text(
+        text.replace(
+            row,
+            '        "cbrt": Function(1, 1, math.cbrt, _increasing(math.cbrt), '
+            "lambda sympy: sympy.cbrt),\n" + row,
+        ),
+        "utf-8",
+    )
+    entry = copy / "kb" / "entries" / f"{DRAFT}.yaml"
+    entry.write_text(
+        entry.read_text(encoding="utf-8").replace("bytes: 2 * N_d", "bytes: 2 * N_d * cbrt(8) / 2"),
+        "utf-8",
+    )
+    checked = kb(copy, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    evaluated = kb(copy, "eval", DRAFT, "--format", "json")
+    assert evaluated.returncode == 0, evaluated.stderr
+    document = json.loads(evaluated.stdout)
+    assert document["intensity_formula"] == "k"
+    assert document["results"][0]["bytes"] == pytest.approx(2.0e9)
+
+
+def test_a_new_output_format_is_one_reporter(copy: Path) -> None:
+    reporters = copy / "tools" / "bottleneck_kb" / "report" / "check.py"
+    reporters.write_text(
+        reporters.read_text(encoding="utf-8") + '\n\n@reporter(CHECK, "count")\n'
+        "def count(result: CheckResult) -> str:\n"
+        '    return f"{len(result.diagnostics)}\\n"\n',
+        "utf-8",
+    )
+    checked = kb(copy, "check", "--format", "count")
+    assert (checked.returncode, checked.stdout) == (0, "0\n"), checked.stderr

@@ -1,0 +1,60 @@
+"""No command prints a traceback on any fixture: every hostile, invalid and valid file goes
+through every command and format, and each ends in a message and exit status 0, 1 or 2.
+Where `kb check` passes a file, every other command must succeed on it too."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bottleneck_kb.cli import main
+from bottleneck_kb.report import CHECK, EVALUATION, HARDWARE, formats
+from bottleneck_kb.rules import REGISTRY
+
+from .conftest import FIXTURES, write_example
+
+WHOLE = sorted((FIXTURES / "hostile").glob("*.yaml")) + sorted((FIXTURES / "valid").glob("*.yaml"))
+ONE_RULE = sorted((FIXTURES / "rules").glob("*/*.yaml"))
+
+
+def _commands(entry_id: str) -> list[list[str]]:
+    return (
+        [["check", "--format", name] for name in formats(CHECK)]
+        + [["eval", entry_id, "--format", name] for name in formats(EVALUATION)]
+        + [["hardware", "--format", name] for name in formats(HARDWARE)]
+    )
+
+
+def _run_all(root: Path, entry_id: str) -> None:
+    runner = CliRunner()
+    checked = None
+    for args in _commands(entry_id):
+        result = runner.invoke(main, [*args, "--root", str(root)], env={"GITHUB_ACTIONS": ""})
+        shown = result.output + (result.stderr if result.stderr_bytes is not None else "")
+        assert "Traceback" not in shown, (args, shown)
+        assert "internal error" not in shown, (args, shown)
+        assert result.exit_code in (0, 1, 2), (args, result.exception, shown)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            args,
+            repr(result.exception),
+        )
+        if args[0] == "check" and checked is None:
+            checked = result.exit_code
+        if args[0] == "eval" and checked == 0:
+            assert result.exit_code == 0, (args, shown)
+
+
+@pytest.mark.parametrize("fixture", WHOLE, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_whole_fixtures_through_every_command(fixture: Path, kb_root: Path) -> None:
+    shutil.copyfile(fixture, kb_root / "entries" / "fixtures" / fixture.name)
+    _run_all(kb_root, f"fixtures/{fixture.stem}")
+
+
+@pytest.mark.parametrize("case", ONE_RULE, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_one_rule_fixtures_through_every_command(case: Path, kb_root: Path) -> None:
+    written = write_example(kb_root, REGISTRY[case.parent.name], case.read_text("utf-8"))
+    entry = next((p for p in written if p.startswith("entries/")), "entries/fixtures/x.yaml")
+    _run_all(kb_root, entry.removeprefix("entries/").removesuffix(".yaml"))

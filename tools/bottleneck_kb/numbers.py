@@ -1,0 +1,70 @@
+"""Numbers as people read them, in messages and tables: `1.05 GB`, `4.2 GFLOP`, `0.314 ms`,
+`295 FLOP/B`, and `3.39e+49 FLOP/B` where a value is past any prefix, never a long integer."""
+
+from __future__ import annotations
+
+import math
+
+_PREFIXES = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+_TIME_PREFIXES = ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
+
+#: Units that take SI prefixes upwards (`GB`, `TFLOP/s`); seconds take them downwards.
+PREFIXED_UNITS = frozenset({"FLOP", "B", "B/s", "FLOP/s"})
+
+
+def format_quantity(value: float, unit: str, digits: int = 3) -> str:
+    """`value` in `unit` with an SI prefix where the unit takes one, else in `digits`
+    significant digits, in scientific notation when it is past what digits can show."""
+    if not math.isfinite(value):
+        return f"{value} {unit}".rstrip()
+    if unit == "s":
+        return _seconds(value, digits)
+    if unit in PREFIXED_UNITS and value != 0:
+        for scale, prefix in _PREFIXES:
+            if abs(value) >= scale * 0.9995:
+                scaled = value / scale
+                if abs(scaled) >= 1000:  # past the largest prefix
+                    break
+                return f"{_significant(scaled, digits)} {prefix}{unit}"
+    return f"{_plain(value, digits)} {unit}".rstrip()
+
+
+def _seconds(value: float, digits: int) -> str:
+    if value != 0 and abs(value) < 1e3:
+        for scale, prefix in _TIME_PREFIXES:
+            if abs(value) >= scale * 0.1:
+                return f"{_significant(value / scale, digits)} {prefix}s"
+    return f"{_plain(value, digits)} s"
+
+
+def _significant(value: float, digits: int) -> str:
+    """`digits` significant digits, without an exponent for values below 1000."""
+    text = f"{value:.{digits}g}"
+    return f"{value:.0f}" if "e" in text and abs(value) >= 1 else text
+
+
+def _plain(value: float, digits: int) -> str:
+    """A ratio as people write it (`295`, `4.0`, `0.125`), scientific past a million or
+    below a thousandth; with more digits asked for, that many significant digits."""
+    magnitude = abs(value)
+    if value != 0 and (magnitude >= 1e6 or magnitude < 1e-3):
+        return f"{value:.{digits - 1}e}"
+    if digits > 3:
+        return _significant(value, digits)
+    if magnitude >= 100:
+        return f"{value:.0f}"
+    if magnitude >= 1:
+        return f"{value:.1f}"
+    return f"{value:.3g}"
+
+
+def format_seconds(value: float, digits: int = 3) -> str:
+    """A time as people read it: `0.314 ms`, `12.5 µs`, `1.20 s`."""
+    return _seconds(value, digits)
+
+
+def number(value: float) -> str:
+    """A symbol's value as a person writes it: 4, 0.25, 128256, 1e+09."""
+    if value == int(value) and abs(value) < 1e7:
+        return str(int(value))
+    return f"{value:.4g}"

@@ -1,0 +1,179 @@
+"""`kb eval` results -> a table for people, or plain data in base units (JSON, the site)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..diagnostics import printable
+from ..numbers import format_quantity, format_seconds, number
+from . import EVALUATION, reporter, table
+
+if TYPE_CHECKING:
+    from ..evaluation import EntryEvaluation
+    from ..roofline import Result
+
+
+def result_data(result: Result) -> dict[str, Any]:
+    return {
+        "device": result.device,
+        "flops": result.flops,
+        "bytes": result.bytes,
+        "intensity": result.intensity,
+        "peak_flops": result.peak,
+        "memory_bandwidth": result.bandwidth,
+        "ridge": result.ridge,
+        "basis": dict(result.basis),
+        "verdict": result.verdict,
+        "times": result.times,
+        "quantities": dict(result.quantities),
+        "derived": dict(result.derived),
+        "memory_capacity": result.capacity,
+        "fits": result.fits,
+        "compute_time": result.compute_time,
+        "memory_time": result.memory_time,
+        "time": result.time,
+    }
+
+
+def evaluation_data(evaluation: EntryEvaluation) -> dict[str, Any]:
+    """Plain data in base units (FLOP, B, FLOP/B, FLOP/s, B/s, s)."""
+    rendered = evaluation.intensity
+    return {
+        "id": evaluation.entry.id,
+        "dtype": evaluation.entry.intensity.dtype,
+        "values": evaluation.values,
+        "intensity_formula": rendered.text if rendered else None,
+        "intensity_latex": rendered.latex if rendered else None,
+        "intensity_mathml": rendered.mathml if rendered else None,
+        "results": [result_data(r) for r in evaluation.results],
+        "verdicts": evaluation.verdicts,
+        "skipped": [{"device": s.device, "reason": s.reason} for s in evaluation.skipped],
+        "crossovers": {
+            device: [
+                {
+                    "symbol": c.symbol,
+                    "at": c.at,
+                    "below": c.below,
+                    "above": c.above,
+                    "range": list(c.range),
+                }
+                for c in found
+            ]
+            for device, found in evaluation.crossovers.items()
+        },
+        "workarounds": [
+            {
+                "title": w.title,
+                "reported": w.reported,
+                "modeled": {d: result_data(r) for d, r in w.modeled.items()},
+                "speedup": w.speedup,
+                "bytes_cut": w.bytes_cut,
+            }
+            for w in evaluation.workarounds
+        ],
+        "checks": [
+            {"claim": c.claim, "device": c.device, "passed": c.passed, "detail": c.detail}
+            for c in evaluation.checks
+        ],
+    }
+
+
+_COLUMNS = [
+    *("device", "FLOPs", "bytes", "intensity", "ridge", "bound"),
+    *("compute", "memory", "lower bound"),
+]
+
+
+@reporter(EVALUATION, "table")
+def evaluation_table(evaluation: EntryEvaluation) -> str:
+    entry = evaluation.entry
+    rendered = evaluation.intensity
+    out = [
+        f"{entry.id}: {entry.title}",
+        f"  intensity = {rendered.text if rendered else '?'} FLOP/B   "
+        f"(dtype {entry.intensity.dtype}; at {evaluation.assignment})",
+        "",
+    ]
+    extra = list(dict.fromkeys(n for r in evaluation.results for n in r.times))[2:]
+    fits = any(r.capacity is not None for r in evaluation.results)
+    out += table(
+        [*_COLUMNS[:-1], *extra, *(["fits"] if fits else []), _COLUMNS[-1]],
+        [
+            [
+                r.device,
+                format_quantity(r.flops, "FLOP"),
+                format_quantity(r.bytes, "B"),
+                format_quantity(r.intensity, "FLOP/B"),
+                format_quantity(r.ridge, "FLOP/B"),
+                r.verdict,
+                format_seconds(r.compute_time),
+                format_seconds(r.memory_time),
+                *(format_seconds(r.times[n]) if n in r.times else "-" for n in extra),
+                *(["yes" if r.fits else "no"] if fits else []),
+                format_seconds(r.time),
+            ]
+            for r in evaluation.results
+        ],
+    )
+    derived = evaluation.entry.derived
+    if derived and evaluation.results:
+        out += ["", "Derived values:"]
+        for item in derived:
+            values = {format_quantity(r.derived[item.name], item.unit) for r in evaluation.results}
+            shown = (
+                values.pop()
+                if len(values) == 1
+                else "; ".join(
+                    f"{r.device} {format_quantity(r.derived[item.name], item.unit)}"
+                    for r in evaluation.results
+                )
+            )
+            out.append(f"  {item.name} = {shown}")
+    verdicts = evaluation.verdicts
+    if len(verdicts) > 1:
+        out += ["", "The verdict differs between devices:"]
+        out += [f"  {verdict}: {', '.join(devices)}" for verdict, devices in verdicts.items()]
+    other = [
+        f"{r.device}: " + ", ".join(f"{name} {said}" for name, said in r.basis.items())
+        for r in evaluation.results
+        if set(r.basis.values()) != {"datasheet"}
+    ]
+    if other:
+        out += ["", "Device figures other than the datasheet's:", *(f"  {o}" for o in other)]
+    for skipped in evaluation.skipped:
+        out.append(f"{skipped.device}: skipped, {skipped.reason}")
+    out += ["", "Crossovers (where the verdict flips as one symbol sweeps its range):"]
+    for device, found in evaluation.crossovers.items():
+        for c in found:
+            lo, hi = c.range
+            where = (
+                f"{c.below} below, {c.above} from {c.symbol} = {number(c.at)}"
+                if c.at is not None
+                else f"none in range ({c.below} throughout)"
+            )
+            out.append(f"  {device}  {c.symbol} in [{number(lo)}, {number(hi)}]: {where}")
+    if evaluation.workarounds:
+        out += ["", "Workarounds (modeled on the roofline, beside what the source reports):"]
+        for w in evaluation.workarounds:
+            out.append(f"  {w.title}")
+            for device, gain in w.speedup.items():
+                modeled = w.modeled[device]
+                out.append(
+                    f"    {device}: {gain:.2f}x faster (bytes cut {w.bytes_cut[device]:.2f}x; "
+                    f"{format_quantity(modeled.bytes, 'B')}, {format_seconds(modeled.time)}, "
+                    f"{modeled.verdict}-bound)"
+                )
+            if w.reported:
+                out.append(f"    reported: {w.reported}")
+    if evaluation.checks:
+        out += ["", "Checks:"]
+        for outcome in evaluation.checks:
+            out.append(f"  {'ok  ' if outcome.passed else 'FAIL'} {outcome.detail}")
+            out.append(f"       {outcome.claim}")
+    return printable("\n".join(out) + "\n")
+
+
+@reporter(EVALUATION, "json")
+def evaluation_json(evaluation: EntryEvaluation) -> str:
+    return json.dumps(evaluation_data(evaluation), indent=2, ensure_ascii=True) + "\n"

@@ -1,0 +1,59 @@
+"""`kb hardware` results -> a table of devices with their ridge points, or plain data."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..diagnostics import printable
+from ..model import dtype_traits
+from ..numbers import format_quantity
+from . import HARDWARE, reporter, table
+
+if TYPE_CHECKING:
+    from ..results import HardwareListing
+
+
+def hardware_data(listing: HardwareListing) -> list[dict[str, Any]]:
+    """Each device with its bandwidth and, per dtype, dense peak and ridge point."""
+    return [
+        {
+            "id": d.id,
+            "name": d.name,
+            "memory_bandwidth": d.memory_bandwidth,
+            "memory_capacity": d.quantities["memory_capacity"].value,
+            "peaks": {k: v.value for k, v in d.peak_flops.items()},
+            "ridge": {k: v.value / d.memory_bandwidth for k, v in d.peak_flops.items()},
+        }
+        for d in listing.devices
+    ]
+
+
+@reporter(HARDWARE, "table")
+def hardware_table(listing: HardwareListing) -> str:
+    present = {k for d in listing.devices for k in d.peak_flops}
+    columns = [t for t in dtype_traits() if t in present]
+    rows = [
+        [
+            d.id,
+            format_quantity(d.memory_bandwidth, "B/s"),
+            format_quantity(d.quantities["memory_capacity"].value, "B"),
+        ]
+        + [
+            format_quantity(d.peak_flops[t].value / d.memory_bandwidth, "FLOP/B").removesuffix(
+                " FLOP/B"
+            )
+            if t in d.peak_flops
+            else "-"
+            for t in columns
+        ]
+        for d in listing.devices
+    ]
+    lines = table(["device", "bandwidth", "memory", *(f"ridge {t}" for t in columns)], rows)
+    footer = ["", "Ridge points in FLOP/B: dense peak FLOP/s / memory bandwidth."]
+    return printable("\n".join([*lines, *footer]) + "\n")
+
+
+@reporter(HARDWARE, "json")
+def hardware_json(listing: HardwareListing) -> str:
+    return json.dumps(hardware_data(listing), indent=2, ensure_ascii=True) + "\n"

@@ -1,0 +1,37 @@
+"""What commands produce, apart from how it is produced: reporters and the site import these,
+never the checker or the CLI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .diagnostics import Diagnostic, Severity
+from .model import Device
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The diagnostics of one `kb check` run, and how much it checked."""
+
+    diagnostics: list[Diagnostic]
+    entries: int
+    devices: int
+
+    @property
+    def errors(self) -> int:
+        return sum(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> int:
+        return sum(d.severity is Severity.WARNING for d in self.diagnostics)
+
+    @property
+    def files(self) -> int:
+        return len({d.path for d in self.diagnostics})
+
+
+@dataclass(frozen=True)
+class HardwareListing:
+    """The devices of the catalog, in catalog order, for `kb hardware`."""
+
+    devices: list[Device]

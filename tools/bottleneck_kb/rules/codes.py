@@ -1,0 +1,70 @@
+"""Every code kb can report, with its name and the module that owns it: the one table to read
+when picking a free code, held to the registry by a test.
+
+Families: KB0xx reading YAML, KB1xx schema, KB2xx cross-references and sources, KB3xx hardware
+catalog, KB4xx formulas and roofline, KB5xx what pages show.
+"""
+
+CODES = """
+KB000  internal-error               check
+KB001  yaml-syntax                  source
+KB002  duplicate-key                source
+KB003  anchor-or-alias              source
+KB004  tag                          source
+KB005  yaml11-boolean               source
+KB006  encoding                     source
+KB007  empty-file                   source
+KB008  top-level-not-mapping        source
+KB009  too-large                    source
+KB010  too-deep                     source
+KB011  not-a-file                   source
+KB012  bad-number                   source
+KB013  control-character            source
+KB014  portable-number              source
+KB101  missing-key                  schemas
+KB102  unknown-key                  schemas
+KB103  not-allowed                  schemas
+KB104  wrong-type                   schemas
+KB105  bad-form                     schemas
+KB201  id-matches-path              identity
+KB202  unique-id                    identity
+KB203  device-id-matches-file       identity
+KB204  known-device                 cross_references
+KB205  known-parameter              cross_references
+KB206  magnitude-matches-catalog    cross_references
+KB211  known-namespace              namespaces
+KB212  known-related                related
+KB213  related-not-self             related
+KB220  year-matches-arxiv           references
+KB221  claim-names-a-reference      claims
+KB222  claim-names-a-check          claims
+KB301  bad-quantity                 model
+KB310  known-source                 catalog
+KB311  source-used                  catalog
+KB312  narrower-dtype-not-slower    catalog
+KB313  plausible-ridge-point        catalog
+KB314  plausible-figure             catalog
+KB315  looks-sparse                 catalog
+KB401  formula                      formulas
+KB402  symbol-has-typical           formulas
+KB403  values-in-range              formulas
+KB404  known-override               formulas
+KB405  evaluates                    roofline
+KB406  bound-by-holds               roofline
+KB407  check-holds                  roofline
+KB408  symbolic-budget              formulas
+KB411  derived-formula              derived
+KB412  derived-order                derived
+KB413  derived-name-unique          derived
+KB414  reserved-name                derived
+KB415  known-derived                derived
+KB501  no-raw-html                  markup
+KB502  no-images                    markup
+KB503  link-scheme                  markup
+"""
+
+
+def table() -> dict[str, tuple[str, str]]:
+    """code -> (name, module)."""
+    rows = (line.split() for line in CODES.strip().splitlines())
+    return {code: (name, module) for code, name, module in rows}

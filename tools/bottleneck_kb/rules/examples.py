@@ -1,0 +1,88 @@
+"""The minimal valid entry and device that rule examples and one-rule fixtures patch.
+
+One copy of each: a key the schema starts to require is added here once, and every example
+and fixture that patches these documents carries it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+#: The smallest entry every rule passes, against the catalog of tests/fixtures/kb.
+MINIMAL_ENTRY = """\
+id: fixtures/minimal
+title: A minimal valid entry
+class: decode_gemm
+bound_by: memory
+arithmetic_intensity:
+  summary: Batch-B decode GEMM over N bf16 weights.
+  flops: 2 * B * N
+  bytes: 2 * N
+scales_with:
+  - name: batch_size
+    symbol: B
+    description: Rows of the GEMM.
+    typical: 8
+    range: [1, 1024]
+  - name: weights
+    symbol: N
+    description: Weights streamed.
+    typical: 1.0e+9
+workarounds: []
+"""
+
+#: The smallest device every rule passes.
+MINIMAL_DEVICE = """\
+id: fixture-device
+name: Fixture device
+vendor: Nobody
+memory_capacity: {value: 80 GB, source: sheet}
+memory_bandwidth: {value: 3.35 TB/s, source: sheet}
+peak_flops:
+  bf16: {value: 989.4 TFLOP/s, source: sheet}
+  fp8: {value: 1978.9 TFLOP/s, source: sheet}
+sources:
+  - id: sheet
+    title: Fixture device datasheet
+    url: https://example.com/fixture-device
+    publisher: Nobody
+    kind: vendor
+    read: "2026-11-29"
+"""
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386: mappings merge key by key, null removes a key, anything else replaces."""
+    if not isinstance(patch, dict):
+        return patch
+    merged = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = merge_patch(merged.get(key), value)
+    return merged
+
+
+def patched(base: str, patch: str) -> str:
+    """`base` with the YAML merge patch `patch` applied, as YAML text in `base`'s key order
+    (numbers written as `1.0e+9`, which reads the same in YAML 1.1 and 1.2)."""
+    data = merge_patch(yaml.safe_load(base), yaml.safe_load(patch) or {})
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _float(dumper: yaml.SafeDumper, value: float) -> yaml.Node:
+    text = repr(value)
+    if "e" in text and "." not in text.split("e")[0]:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{'+' if not exponent.startswith('-') else ''}{exponent.lstrip('+')}"
+    return dumper.represent_scalar("tag:yaml.org,2002:float", text)
+
+
+_Dumper.add_representer(float, _float)
