@@ -16,6 +16,8 @@ from .prose import text
 
 WIDTH, HEIGHT = 640, 360
 LEFT, RIGHT, TOP, BOTTOM = 100, 24, 16, 48
+#: Ridge lines labelled on an entry's chart when there are more devices than this: two.
+MAX_LABELLED = 4
 
 
 @dataclass(frozen=True)
@@ -135,21 +137,35 @@ def intensity_chart(
     y = axis("arithmetic intensity (FLOP/B)", ys)
     canvas = _Canvas(x, y, "", "", f"Arithmetic intensity against {symbol}")
     add = canvas.parts.append
+    # With many devices only the lowest and highest ridges are labelled (the others would
+    # overlap); every line and mark says its device on hover.
+    order = sorted(range(len(ridges)), key=lambda i: ridges[i].ridge)
+    labelled = set(order) if len(ridges) <= MAX_LABELLED else {order[0], order[-1]}
     for index, ridge in enumerate(ridges):
         at = canvas.py(ridge.ridge)
         series = f"kb-series-{index % 6}"
+        name = f"{text(ridge.device)} ridge {ridge.ridge:.0f} FLOP/B"
+        label = (
+            f'<text x="{WIDTH - RIGHT - 4}" text-anchor="end" '
+            # Labels alternate below and above their lines from the highest, which is above:
+            # close ridges would overlap.
+            f'y="{at - 4 if (len(order) - order.index(index)) % 2 else at + 14:.1f}">{name}</text>'
+            if index in labelled
+            else ""
+        )
         add(
             f'<g class="kb-ridge {series}"><line x1="{LEFT}" y1="{at:.1f}" '
-            f'x2="{WIDTH - RIGHT}" y2="{at:.1f}"/><text x="{WIDTH - RIGHT - 4}" '
-            # Labels alternate above and below their lines: close ridges would overlap.
-            f'y="{at - 4 if index % 2 == 0 else at + 14:.1f}" text-anchor="end">'
-            f"{text(ridge.device)} ridge {ridge.ridge:.0f} FLOP/B</text></g>"
+            f'x2="{WIDTH - RIGHT}" y2="{at:.1f}"><title>{name}</title></line>{label}</g>'
         )
         if ridge.crossover is not None and x.low <= ridge.crossover <= x.high:
             cx = canvas.px(ridge.crossover)
+            line = (
+                f'<line x1="{cx:.1f}" y1="{TOP}" x2="{cx:.1f}" y2="{HEIGHT - BOTTOM}"/>'
+                if index in labelled
+                else ""
+            )
             add(
-                f'<g class="kb-crossover {series}"><line x1="{cx:.1f}" y1="{TOP}" '
-                f'x2="{cx:.1f}" y2="{HEIGHT - BOTTOM}"/><circle cx="{cx:.1f}" cy="{at:.1f}" '
+                f'<g class="kb-crossover {series}">{line}<circle cx="{cx:.1f}" cy="{at:.1f}" '
                 f'r="4"><title>{text(ridge.device)}: verdict flips at {symbol} = '
                 f"{text(number(ridge.crossover))}</title></circle></g>"
             )

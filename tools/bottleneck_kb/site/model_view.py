@@ -90,6 +90,8 @@ def compute_view(entry: Entry, devices: Sequence[Device]) -> EntryView:
         bytes_mathml = to_mathml(to_sympy(formulas.bytes))
     except (KBError, FormulaError) as exc:
         return EntryView(entry.id, dtype, error=str(exc))
+    except Exception as exc:  # one entry's surprise must not stop the site of all the others
+        return EntryView(entry.id, dtype, error=f"internal error: {type(exc).__name__}: {exc}")
     skipped = {s.device: s.reason for s in evaluation.skipped}
     sweeps = [
         sweep
