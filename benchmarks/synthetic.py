@@ -58,7 +58,9 @@ def entry_text(index: int, rng: random.Random) -> tuple[str, str]:
         "    change. Real summaries cite the papers they draw on and name the model sizes and",
         "    vocabularies they assume, so they run to several hundred words of Markdown.",
         f"  flops: {flops}",
-        f"  bytes: {bytes_}",
+        # A term of its own in every entry: no two entries share a formula, so nothing keyed
+        # on formula text (a parse cache, a symbolic cache) is flattered.
+        f"  bytes: {bytes_} + {64 * (index + 1)}",
         "  dtype: bf16",
         "scales_with:",
     ]

@@ -190,6 +190,8 @@ class Entry:
     source: Document = field(repr=False)
     derived: tuple[Derived, ...] = ()
     related: tuple[Related, ...] = ()
+    #: Former ids, which the site redirects to this entry.
+    aliases: tuple[str, ...] = ()
     #: scales_with by symbol; derived, but asked for by nearly every rule.
     symbols: dict[str, Symbol] = field(init=False, repr=False, compare=False)
 
@@ -524,6 +526,7 @@ def build_entry(source: Document) -> Entry:
             Related(r["id"], r["relation"], at("related", i))
             for i, r in enumerate(data.get("related", []))
         ),
+        aliases=tuple(data.get("aliases", ())),
     )
 
 

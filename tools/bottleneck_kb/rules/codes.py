@@ -63,6 +63,9 @@ KB412  derived-order                derived
 KB413  derived-name-unique          derived
 KB414  reserved-name                derived
 KB415  known-derived                derived
+KB501  no-raw-html                  markup
+KB502  no-images                    markup
+KB503  link-scheme                  markup
 """
 
 

@@ -277,6 +277,23 @@ def _clean(message: str) -> str:
 # verdicts or expectation keys, so a value added to a schema works in every command.
 
 
+def documented(node: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """Each allowed value of a documented vocabulary with its title and description: from a
+    `oneOf` of consts, or from an `enum` with `markdownEnumDescriptions` written
+    "Title. Description." (the form editors show beside each value)."""
+    if "oneOf" in node:
+        return {
+            o["const"]: (o.get("title", o["const"]), o.get("description", ""))
+            for o in node["oneOf"]
+        }
+    said = node.get("markdownEnumDescriptions") or [""] * len(node["enum"])
+    found = {}
+    for value, text in zip(node["enum"], said, strict=True):
+        title, _, description = text.partition(". ")
+        found[value] = (title or str(value), description)
+    return found
+
+
 def _consts(node: Mapping[str, Any]) -> tuple[str, ...]:
     """The values of a documented vocabulary: a `oneOf` of consts, or an `enum`."""
     if "oneOf" in node:

@@ -1,0 +1,548 @@
+"""The built site: the real MkDocs build (in process, once per session) of a copy of the
+repository, with the hostile markup fixtures, an entry no device can run and a renamed entry
+added; then the pages in headless Chromium (Debian's package), served on localhost.
+
+Counts and numbers come from the knowledge base and the library, never written here, so that a
+contributor's new entry or device does not break these tests.
+"""
+
+from __future__ import annotations
+
+import functools
+import html.parser
+import http.server
+import json
+import os
+import posixpath
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import jsonschema
+import pytest
+
+from bottleneck_kb.evaluation import evaluate_entry, select_devices
+from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.report.evaluation import evaluation_data
+from bottleneck_kb.roofline import parse_formulas
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY
+from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
+from bottleneck_kb.site import export
+from bottleneck_kb.site.model_view import compute_view
+
+from .conftest import FIXTURES, REPOSITORY
+
+LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
+ALIAS = "flops/old-lm-head"
+NO_DEVICE = "fixtures/fp4-only"  # devices without a dense fp4 peak must be skipped and named
+HOSTILE = sorted((FIXTURES / "hostile").glob("markup-*.yaml"))
+CHROMIUM = Path("/usr/bin/chromium")
+CODE_IN_NOTES = "fixtures/code-in-notes"
+# Lines that Markdown extensions act on (fences, snippets, admonitions), in a code block.
+CODE_NOTES = """notes: |
+  Code:
+
+      ```
+      [link](javascript:alert(1))
+      --8<-- "README.md"
+
+      !!! note
+  Done.
+"""
+COPIED = ("entries", "hardware", "schema", "site", "mkdocs.yml", "README.md", "CONTRIBUTING.md")
+
+
+def copy_repository(target: Path) -> Path:
+    """The parts of the repository a site build reads, copied to `target`."""
+    target.mkdir(parents=True)
+    for name in COPIED:
+        source = REPOSITORY / name
+        if source.is_dir():
+            shutil.copytree(source, target / name)
+        elif source.exists():
+            shutil.copyfile(source, target / name)
+    return target
+
+
+def build(root: Path) -> Path:
+    """`mkdocs build` (strict, as mkdocs.yml says) of the repository copy at `root`."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    config = load_config(config_file=str(root / "mkdocs.yml"), site_dir=str(root / "build/site"))
+    assert config.strict
+    mkdocs_build(config)
+    return root / "build" / "site"
+
+
+def page_file(site: Path, page: str) -> Path:
+    """The HTML file of a page given by its path below the docs folder (`entries/x.md`)."""
+    stem = page.removesuffix(".md")
+    if stem.endswith("index"):
+        return site / f"{stem}.html"
+    return site / stem / "index.html"
+
+
+@pytest.fixture(scope="session")
+def kb_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = copy_repository(tmp_path_factory.mktemp("site") / "repository")
+    fixtures = root / "entries" / "fixtures"
+    fixtures.mkdir()
+    for hostile in HOSTILE:
+        shutil.copyfile(hostile, fixtures / hostile.name)
+    minimal = MINIMAL_ENTRY
+    (fixtures / "fp4-only.yaml").write_text(
+        minimal.replace("id: fixtures/minimal", f"id: {NO_DEVICE}").replace(
+            "  bytes: 2 * N\n", "  bytes: 2 * N\n  dtype: fp4\n"
+        ),
+        encoding="utf-8",
+    )
+    (fixtures / "code-in-notes.yaml").write_text(
+        minimal.replace("id: fixtures/minimal", f"id: {CODE_IN_NOTES}") + CODE_NOTES,
+        encoding="utf-8",
+    )
+    lm_head = root / "entries" / f"{LM_HEAD}.yaml"
+    text = lm_head.read_text("utf-8")
+    lm_head.write_text(text.replace(f"id: {LM_HEAD}\n", f"id: {LM_HEAD}\naliases: [{ALIAS}]\n"))
+    return root
+
+
+@pytest.fixture(scope="session")
+def built(kb_copy: Path) -> Path:
+    return build(kb_copy)
+
+
+@pytest.fixture(scope="session")
+def knowledge_base(kb_copy: Path) -> KnowledgeBase:
+    kb = KnowledgeBase.load(kb_copy)
+    assert kb.diagnostics == []
+    return kb
+
+
+class Elements(html.parser.HTMLParser):
+    """Every start tag of a page with its attributes, and its text."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.feed(page)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def ids(self) -> set[str]:
+        return {a["id"] for _, a in self.tags if a.get("id")}
+
+    def hrefs(self) -> list[str]:
+        return [a["href"] for t, a in self.tags if t == "a" and a.get("href")]
+
+
+def parsed(site: Path, page: str) -> Elements:
+    return Elements(page_file(site, page).read_text("utf-8"))
+
+
+def resolved(site: Path, page: str, href: str) -> str:
+    """A relative link of a page as a path below the site's root."""
+    base = page_file(site, page).parent.relative_to(site).as_posix()
+    return posixpath.normpath(posixpath.join(base, href))
+
+
+# --- pages ------------------------------------------------------------------------------------
+
+
+def test_every_entry_has_its_page_with_every_part(
+    built: Path, knowledge_base: KnowledgeBase
+) -> None:
+    devices = list(knowledge_base.catalog.devices.values())
+    for entry in knowledge_base.entries:
+        page = parsed(built, f"entries/{entry.id}.md")
+        sections = page.ids()
+        view = compute_view(entry, devices)
+        expected = {"kb-title", "formulas", "scales-with"}
+        if view.evaluation is not None:
+            expected |= {"evaluation-on-every-device"}
+        expected |= {"workarounds"} if entry.workarounds else set()
+        expected |= {"checks"} if entry.checks and view.evaluation else set()
+        expected |= {"references"} if entry.references else set()
+        expected |= {"notes"} if entry.notes else set()
+        expected |= {"hardware-parameters"} if entry.hardware_parameters else set()
+        expected |= {"intensity-against-the-ridge-points"} if view.sweep else set()
+        assert expected <= sections, entry.id
+        tags = [a.get("class") for t, a in page.tags if t == "a"]
+        assert "kb-tag" in tags and "kb-tag kb-bound" in tags
+        maths = [a for t, a in page.tags if t == "math"]
+        assert len(maths) == (3 if view.evaluation else 0), entry.id
+        if view.sweep:
+            assert ("svg", {"class": "kb-chart"}) in [
+                (t, {"class": a.get("class")}) for t, a in page.tags if t == "svg"
+            ]
+        edit = [h for h in page.hrefs() if h.endswith(entry.path)]
+        assert edit and edit[0].startswith("https://"), entry.id
+
+
+def test_every_device_has_its_page_with_a_dot_per_entry_evaluated_on_it(
+    built: Path, knowledge_base: KnowledgeBase
+) -> None:
+    for device in knowledge_base.catalog.devices.values():
+        page = parsed(built, f"devices/{device.id}.md")
+        assert {"figures", "ridge-point-per-data-type", "sources", "roofline-with-every-entry"} <= (
+            page.ids()
+        )
+        dots = [
+            posixpath.normpath(posixpath.join(f"devices/{device.id}", a["href"] or ""))
+            for t, a in page.tags
+            if t == "a" and a.get("class") == "kb-dot"
+        ]
+        on_device = [
+            e.id
+            for e in knowledge_base.entries
+            if (formulas := parse_formulas(e)[0]) is not None
+            and select_devices(e, formulas, {device.id: device})[0]
+        ]
+        assert sorted(dots) == sorted(f"entries/{i}" for i in on_device)
+        for source in device.sources:
+            assert source.url in page.hrefs()
+
+
+def test_devices_without_the_entrys_dtype_are_skipped_and_named(
+    built: Path, knowledge_base: KnowledgeBase
+) -> None:
+    page = page_file(built, f"entries/{NO_DEVICE}.md").read_text("utf-8")
+    skipped = re.search(r'<p class="kb-skipped">(.*?)</p>', page)
+    assert skipped is not None
+    entry = knowledge_base.entry(NO_DEVICE)
+    assert entry is not None
+    formulas, _ = parse_formulas(entry)
+    assert formulas is not None
+    _, skipped_devices = select_devices(entry, formulas, knowledge_base.catalog.devices)
+    assert skipped_devices  # fp4 is missing from older devices
+    names = {d.id: d.name for d in knowledge_base.catalog.devices.values()}
+    for device in skipped_devices:
+        assert f"{names[device.device]}: {device.reason}" in skipped.group(1)
+
+
+def test_indexes_list_every_entry_under_its_class_and_its_bound(
+    built: Path, knowledge_base: KnowledgeBase
+) -> None:
+    for index, key in (("entries/index.md", "class"), ("entries/bound-by.md", "bound_by")):
+        page = page_file(built, index).read_text("utf-8")
+        sections = re.split(r'<h2 id="', page)
+        for entry in knowledge_base.entries:
+            value = entry.cls if key == "class" else entry.bound_by
+            section = next(s for s in sections if s.startswith(f'{value}"'))
+            links = {resolved(built, index, h) for h in Elements(section).hrefs()}
+            assert f"entries/{entry.id}" in links, (index, entry.id)
+
+
+def test_device_comparison_links_every_device(built: Path, knowledge_base: KnowledgeBase) -> None:
+    table = page_file(built, "devices/index.md").read_text("utf-8")
+    table = table.split("kb-device-comparison")[1].split("</table>")[0]
+    links = {resolved(built, "devices/index.md", h) for h in Elements(table).hrefs()}
+    assert links == {f"devices/{d}" for d in knowledge_base.catalog.devices}
+
+
+def test_every_link_between_generated_pages_resolves(built: Path) -> None:
+    for path in [*built.glob("entries/**/index.html"), *built.glob("devices/**/index.html")]:
+        base = path.parent.relative_to(built).as_posix()
+        for href in Elements(path.read_text("utf-8")).hrefs():
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or not parts.path:
+                continue
+            target = built / posixpath.normpath(posixpath.join(base, parts.path))
+            assert target.is_file() or (target / "index.html").is_file(), (path, href)
+
+
+def test_schema_reference_has_every_title_of_the_schemas(built: Path) -> None:
+    page = page_file(built, "reference/schema.md").read_text("utf-8")
+
+    def titles(node: Any) -> Iterator[str]:
+        if isinstance(node, dict):
+            for name, prop in node.get("properties", {}).items():
+                yield name
+                yield from titles(prop)
+                yield from titles(prop.get("items"))
+
+    for document in (schema(ENTRY), schema(HARDWARE), export.schema()):
+        for name in titles(document):
+            assert f"{name}</code>" in page, name
+
+
+def test_published_schemas_carry_their_address_as_id(built: Path) -> None:
+    for kind, original in (
+        (ENTRY, schema(ENTRY)),
+        (HARDWARE, schema(HARDWARE)),
+        (export.KIND, export.schema()),
+    ):
+        published = json.loads((built / "schema" / f"{kind}.schema.json").read_text("utf-8"))
+        assert published["$id"] == f"https://bottleneck-kb.example/schema/{kind}.schema.json"
+        assert {k: v for k, v in published.items() if k != "$id"} == {
+            k: v for k, v in original.items() if k != "$id"
+        }
+
+
+def test_export_holds_every_entry_and_device_with_the_librarys_evaluation(
+    built: Path, knowledge_base: KnowledgeBase
+) -> None:
+    document = json.loads((built / "export" / "knowledge-base.json").read_text("utf-8"))
+    jsonschema.Draft202012Validator(export.schema()).validate(document)
+    assert sorted(e["id"] for e in document["entries"]) == sorted(
+        e.id for e in knowledge_base.entries
+    )
+    assert sorted(d["id"] for d in document["devices"]) == sorted(knowledge_base.catalog.devices)
+    entry = knowledge_base.entry(LM_HEAD)
+    assert entry is not None
+    expected = evaluation_data(evaluate_entry(entry, knowledge_base.catalog.devices))
+    record = next(e for e in document["entries"] if e["id"] == LM_HEAD)
+    assert record["evaluation"] == json.loads(json.dumps(expected))
+    assert record["aliases"] == [ALIAS]
+
+
+def test_a_former_id_redirects_to_the_entry(built: Path) -> None:
+    page = (built / "entries" / ALIAS / "index.html").read_text("utf-8")
+    target = "../speculative-quantized-drafter-lm-head/"
+    assert f'<meta http-equiv="refresh" content="0; url={target}">' in page
+    assert (built / "entries" / "flops" / "speculative-quantized-drafter-lm-head").is_dir()
+
+
+@pytest.mark.parametrize("fixture", HOSTILE, ids=lambda p: p.stem)
+def test_hostile_entry_text_is_text_on_the_built_page(built: Path, fixture: Path) -> None:
+    page = page_file(built, f"entries/fixtures/{fixture.stem}.md").read_text("utf-8")
+    elements = Elements(page)
+    for tag, attrs in elements.tags:
+        assert not any(name.startswith("on") for name in attrs), (tag, attrs)
+        assert not (attrs.get("href") or "").lower().startswith("javascript:"), attrs
+        if tag in ("img", "script"):  # only the theme's own, served from the site
+            assert not urlsplit(attrs.get("src") or "").netloc, attrs
+    assert "alert" not in "".join(
+        s for t, a in elements.tags if t == "script" for s in a.values() if s
+    )
+    shown = "".join(elements.text)
+    written = fixture.read_text("utf-8")
+    for attack in ("<script>alert(1)</script>", "<img src=x onerror=alert(1)>"):
+        if attack in written:
+            assert attack in shown  # shown as the text it is
+            assert attack not in page  # never as markup
+
+
+def test_code_in_entry_text_stays_code(built: Path) -> None:
+    page = page_file(built, f"entries/{CODE_IN_NOTES}.md").read_text("utf-8")
+    notes = page.split('class="kb-prose kb-notes">')[1].split("</div>")[0]
+    shown = "".join(Elements(notes).text)
+    assert '```\n[link](javascript:alert(1))\n--8<-- "README.md"\n\n!!! note' in shown
+    assert [t for t, _ in Elements(notes).tags] == ["p", "pre", "code", "p"]
+
+
+def test_adding_an_entry_file_adds_its_page_rows_dots_and_record(tmp_path: Path) -> None:
+    root = copy_repository(tmp_path / "repository")
+    site = build(root)
+    before = {p.relative_to(site) for p in site.rglob("*.html")}
+    new_id = "flops/third-entry"
+    text = (root / "entries" / "flops" / "speculative-draft.yaml").read_text("utf-8")
+    (root / "entries" / f"{new_id}.yaml").write_text(
+        text.replace("id: flops/speculative-draft", f"id: {new_id}").replace(
+            'title: "Speculative decoding: draft-model proposal pass"', "title: A third entry"
+        ),
+        encoding="utf-8",
+    )
+
+    site = build(root)
+
+    after = {p.relative_to(site) for p in site.rglob("*.html")}
+    assert after - before == {Path(f"entries/{new_id}/index.html")}
+    for index in ("entries/index.md", "entries/bound-by.md"):
+        page = page_file(site, index).read_text("utf-8")
+        folder = page_file(site, index).parent.relative_to(site).as_posix()
+        href = posixpath.relpath(f"entries/{new_id}", folder)
+        assert f'href="{href}/">A third entry</a>' in page
+    for device in (root / "hardware").glob("*.yaml"):
+        dots = parsed(site, f"devices/{device.stem}.md")
+        assert "../../entries/flops/third-entry/" in [
+            a["href"] for t, a in dots.tags if t == "a" and a.get("class") == "kb-dot"
+        ]
+    document = json.loads((site / "export" / "knowledge-base.json").read_text("utf-8"))
+    assert new_id in [e["id"] for e in document["entries"]]
+
+
+# --- in the browser ---------------------------------------------------------------------------
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def served(built: Path) -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(built))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+class Browser:
+    """One headless Chromium for the session; every request any page makes is recorded, and
+    any that would leave localhost is refused and remembered."""
+
+    def __init__(self, playwright: Any, base: str) -> None:
+        self.base = base
+        self.browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        self.context = self.browser.new_context(viewport={"width": 1280, "height": 1600})
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        self.context.route("**/*", self._route)
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        self.requests.append(url)
+        if urlsplit(url).hostname == "127.0.0.1" or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            route.abort()
+
+    def open(self, path: str) -> Any:
+        page = self.context.new_page()
+        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        page.goto(self.base + path)
+        page.wait_for_load_state("load")
+        return page
+
+    def off_localhost(self) -> list[str]:
+        return [
+            u
+            for u in self.requests
+            if urlsplit(u).hostname != "127.0.0.1" and not u.startswith(("data:", "blob:"))
+        ]
+
+
+@pytest.fixture(scope="session")
+def browser(served: str) -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("Debian's chromium is not installed (.ci/run installs it as root)")
+        pytest.skip("Debian's chromium is not installed: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        session = Browser(playwright, served)
+        yield session
+        session.browser.close()
+
+
+def test_entry_page_renders_math_the_librarys_numbers_and_a_labelled_chart(
+    browser: Browser, knowledge_base: KnowledgeBase, built: Path
+) -> None:
+    page = browser.open(f"entries/{LM_HEAD}/")
+    maths = page.locator("math")
+    assert maths.count() == 3
+    assert page.locator("math mfrac").count() >= 1
+    for i in range(3):  # typeset: MathML Core boxes, not raw text in one line
+        box = maths.nth(i).bounding_box()
+        assert box is not None and box["height"] > 10
+    entry = knowledge_base.entry(LM_HEAD)
+    assert entry is not None
+    evaluation = evaluate_entry(entry, knowledge_base.catalog.devices, symbolic=False)
+    shown = page.eval_on_selector_all(
+        ".kb-evaluation tbody tr",
+        """rows => rows.map(r => [r.querySelector('[data-device]').dataset.device,
+              [...r.querySelectorAll('[data-value]')].map(c => Number(c.dataset.value)),
+              r.querySelector('.kb-verdict').textContent])""",
+    )
+    assert shown == [
+        [
+            r.device,
+            [r.flops, r.bytes, r.intensity, r.ridge, r.compute_time, r.memory_time, r.time],
+            r.verdict,
+        ]
+        for r in evaluation.results
+    ]
+    chart = page.locator("svg.kb-chart").first
+    labels = chart.locator("text.kb-axis-label").all_text_contents()
+    assert labels == ["B (sequences)", "arithmetic intensity (FLOP/B)"]
+    assert chart.locator("polyline.kb-curve").count() == 1
+    assert chart.locator(".kb-crossover").count() == len(evaluation.results)
+    page.screenshot(path=str(REPOSITORY / "build" / "site-entry.png"), full_page=True)
+    assert browser.off_localhost() == []
+
+
+def test_device_page_chart_links_each_dot_to_its_entry(browser: Browser) -> None:
+    page = browser.open("devices/nvidia-h100-sxm/")
+    dots = page.locator("svg.kb-chart a.kb-dot")
+    assert dots.count() >= 1
+    hrefs = dots.evaluate_all("as => as.map(a => a.getAttribute('href'))")
+    assert f"../../entries/{LM_HEAD}/" in hrefs
+    labels = page.locator("svg.kb-chart text.kb-axis-label").all_text_contents()
+    assert labels == ["arithmetic intensity (FLOP/B)", "attainable performance (FLOP/s)"]
+    page.screenshot(path=str(REPOSITORY / "build" / "site-device.png"), full_page=True)
+    assert browser.off_localhost() == []
+
+
+def test_search_finds_the_lm_head_entry(browser: Browser, knowledge_base: KnowledgeBase) -> None:
+    page = browser.open("")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    page.locator(".md-search__input").press_sequentially("LM-head projection", delay=20)
+    results = page.locator(".md-search-result__item a")
+    results.first.wait_for(timeout=10_000)
+    assert any(LM_HEAD in (h or "") for h in results.evaluate_all("as => as.map(a => a.href)"))
+    assert browser.off_localhost() == []
+
+
+def _luminance(css: str) -> float:
+    channels = [int(c) / 255 for c in re.findall(r"[\d.]+", css)[:3]]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_dark_palette_keeps_the_chart_readable(browser: Browser) -> None:
+    page = browser.open(f"entries/{LM_HEAD}/")
+    page.locator("form[data-md-component=palette] label:visible").click()
+    assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
+    label = page.locator("svg.kb-chart text.kb-axis-label").first
+    fill = label.evaluate("t => getComputedStyle(t).fill")
+    background = page.evaluate(
+        "getComputedStyle(document.querySelector('.md-main')).backgroundColor"
+    )
+    if "rgba(0, 0, 0, 0)" in background:
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    light, dark = sorted([_luminance(fill), _luminance(background)], reverse=True)
+    assert (light + 0.05) / (dark + 0.05) >= 4.5  # WCAG AA contrast for text
+    page.screenshot(path=str(REPOSITORY / "build" / "site-entry-dark.png"))
+
+
+def test_hostile_entries_run_nothing_in_the_browser(browser: Browser) -> None:
+    for fixture in HOSTILE:
+        page = browser.open(f"entries/fixtures/{fixture.stem}/")
+        assert page.locator("[onerror]").count() == 0, fixture.stem
+        assert page.locator("a[href^='javascript:' i]").count() == 0, fixture.stem
+        assert page.evaluate("[...document.images].every(i => i.src.startsWith(location.origin))")
+        if "<script>" in fixture.read_text("utf-8"):
+            assert "<script>alert(1)</script>" in page.locator("h1").first.inner_text()
+    # The search index holds the same text: its results must show it as text too.
+    page.locator(".md-search__input").first.click()
+    page.locator(".md-search__input").press_sequentially("GEMM weights", delay=20)
+    page.locator(".md-search-result__item").first.wait_for(timeout=10_000)
+    assert page.locator("[onerror]").count() == 0
+    assert page.locator(".md-search-result script").count() == 0
+    assert browser.dialogs == []
+    assert browser.off_localhost() == []

@@ -1,0 +1,158 @@
+"""Entry text is Markdown that can never put markup on the site: no raw HTML, no images, and
+links only to http(s) addresses and arXiv ids.
+
+The site escapes raw HTML and drops what these rules refuse in any case; the rules say so to
+the contributor, at the character where it was written, before the page is built. They read
+the text with patterns, not a Markdown parser, so `kb check` stays light; code spans are left
+out, since `vector<float>` in backticks is text on the page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..model import Entry
+from ..source import Pointer
+from . import Context, Scope, rule
+
+RAW_HTML = "KB501"
+IMAGE = "KB502"
+LINK_SCHEME = "KB503"
+
+ARXIV_ID = re.compile(r"(?i:arxiv:)?([0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?)")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+_TAG = re.compile(r"<(?:/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|/[A-Za-z]|!--|![A-Za-z]|\?)")
+_IMAGE = re.compile(r"!\[[^\]]*\]\s*[(\[]")
+_INLINE_LINK = re.compile(r"\]\(\s*<?([^\s)>]*)")
+_REFERENCE_DEFINITION = re.compile(r"^[ ]{0,3}\[[^\]]+\]:\s*<?([^\s>]+)", re.MULTILINE)
+_AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]*:[^\s<>]*)>")
+
+
+def safe_href(target: str) -> str | None:
+    """The address a link in entry text may point to, or None when it may not: http(s)
+    addresses as written, arXiv ids (`2503.13565`, `arXiv:2503.13565`) to their abstract."""
+    if re.fullmatch(r"https?://[^\s\"'<>\\]+", target):
+        return target
+    arxiv = ARXIV_ID.fullmatch(target)
+    return f"https://arxiv.org/abs/{arxiv.group(1)}" if arxiv else None
+
+
+def _strings(data: Any, pointer: Pointer = ()) -> Iterator[tuple[Pointer, str]]:
+    """Every string value below `data`, with its pointer; depth is bounded by the loader."""
+    if isinstance(data, str):
+        yield pointer, data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield from _strings(value, (*pointer, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _strings(value, (*pointer, index))
+
+
+def _outside_code(text: str) -> str:
+    """`text` with code spans blanked out, so offsets still point into the original."""
+    return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
+
+
+@rule(RAW_HTML, "no-raw-html", Scope.ENTRY)
+def no_raw_html(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """Entry text holds no raw HTML.
+
+    ## What it checks
+    No string of the entry holds an HTML tag, comment or processing instruction outside code
+    spans; a lone `<` (as in `B < 32`) is text.
+    ## Why it matters
+    Entries are published on the site; a tag from a pull request must never become markup
+    there (a `<script>`, an `onerror=` attribute). The site shows such text escaped; this
+    rule says so where it was written.
+    ## How to fix
+    Write Markdown only: put code in backticks, and a space after `<` for less-than.
+    ## Fails
+    ```yaml
+    notes: Fast <img src=x onerror=alert(1)> kernel.
+    ```
+    ## Passes
+    ```yaml
+    notes: Memory-bound while B < 32; `vector<float>` is code.
+    ```
+    """
+    for pointer, text in _strings(entry.source.data):
+        found = _TAG.search(_outside_code(text))
+        if found:
+            yield entry.source.error_at(
+                RAW_HTML,
+                pointer,
+                f"raw HTML `{found.group(0)[:40]}` in entry text",
+                "write Markdown only; put code in backticks, or a space after `<` for less-than",
+                offset=found.start(),
+            )
+
+
+@rule(IMAGE, "no-images", Scope.ENTRY)
+def no_images(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """Entry text holds no images.
+
+    ## What it checks
+    No string of the entry holds Markdown image syntax (`![alt](address)`) outside code.
+    ## Why it matters
+    An image loads from another host on every view of the page: the site requests nothing
+    from elsewhere, and a pull request must not be able to track its readers.
+    ## How to fix
+    Link to the image instead: drop the `!` before `[`.
+    ## Fails
+    ```yaml
+    notes: See ![the plot](https://example.org/plot.png).
+    ```
+    ## Passes
+    ```yaml
+    notes: See [the plot](https://example.org/plot.png).
+    ```
+    """
+    for pointer, text in _strings(entry.source.data):
+        found = _IMAGE.search(_outside_code(text))
+        if found:
+            yield entry.source.error_at(
+                IMAGE,
+                pointer,
+                "image in entry text; the site loads nothing from other hosts",
+                "link to it instead: drop the `!` before `[`",
+                offset=found.start(),
+            )
+
+
+@rule(LINK_SCHEME, "link-scheme", Scope.ENTRY)
+def link_scheme(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """Links in entry text go to http(s) addresses or arXiv ids only.
+
+    ## What it checks
+    Every Markdown link, reference definition and autolink in the entry's text points to an
+    `http://` or `https://` address or to an arXiv id (`arXiv:2503.13565`).
+    ## Why it matters
+    A `javascript:` or `data:` link on the site would run what a pull request wrote when a
+    reader clicks it; other schemes open other programs.
+    ## How to fix
+    Write the https address, or the arXiv id, which the site links to its abstract page.
+    ## Fails
+    ```yaml
+    notes: See [the details](javascript:alert(1)).
+    ```
+    ## Passes
+    ```yaml
+    notes: See [the details](https://example.org/p) and [EAGLE-3](arXiv:2503.01840).
+    ```
+    """
+    for pointer, text in _strings(entry.source.data):
+        plain = _outside_code(text)
+        for pattern in (_INLINE_LINK, _REFERENCE_DEFINITION, _AUTOLINK):
+            for found in pattern.finditer(plain):
+                if safe_href(found.group(1)) is None:
+                    yield entry.source.error_at(
+                        LINK_SCHEME,
+                        pointer,
+                        f"link to `{found.group(1)[:60]}`: links go to http(s) or arXiv ids only",
+                        "write https://... or an arXiv id such as arXiv:2503.13565",
+                        offset=found.start(1),
+                    )

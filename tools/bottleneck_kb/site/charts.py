@@ -1,0 +1,220 @@
+"""Static SVG charts, drawn at build time and inlined in the page.
+
+Colours come from CSS (`currentColor` and classes styled in the site's stylesheet), so a chart
+follows the light or dark palette the reader chose; every axis is labelled with its unit.
+Every text in a chart is escaped: device names and entry titles are contributors' text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .model_view import format_quantity, number
+from .prose import text
+
+WIDTH, HEIGHT = 640, 360
+LEFT, RIGHT, TOP, BOTTOM = 100, 24, 16, 48
+#: Ridge lines labelled on an entry's chart when there are more devices than this: two.
+MAX_LABELLED = 4
+
+
+@dataclass(frozen=True)
+class Axis:
+    label: str
+    low: float
+    high: float
+    log: bool
+
+    def position(self, value: float, start: float, end: float) -> float:
+        if self.log:
+            low, high, value = math.log10(self.low), math.log10(self.high), math.log10(value)
+        else:
+            low, high = self.low, self.high
+        span = (high - low) or 1.0
+        return start + (value - low) / span * (end - start)
+
+    def ticks(self) -> list[float]:
+        if self.log:
+            first, last = math.floor(math.log10(self.low)), math.ceil(math.log10(self.high))
+            return [10.0**p for p in range(first, last + 1) if self.low <= 10.0**p <= self.high]
+        step = _nice_step((self.high - self.low) / 5)
+        start = math.ceil(self.low / step) * step
+        return [start + i * step for i in range(int((self.high - start) / step) + 1)]
+
+
+def _nice_step(raw: float) -> float:
+    if raw <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+
+
+def axis(label: str, values: Sequence[float], log_if_decades: bool = True) -> Axis:
+    """An axis spanning `values`, logarithmic when they span two decades or more."""
+    low, high = min(values), max(values)
+    if low > 0 and high / low >= 100 and log_if_decades:
+        return Axis(
+            label, 10.0 ** math.floor(math.log10(low)), 10.0 ** math.ceil(math.log10(high)), True
+        )
+    if low == high:
+        low, high = low * 0.5 if low > 0 else low - 1, high * 1.5 if high > 0 else high + 1
+    margin = (high - low) * 0.05
+    return Axis(label, max(0.0, low - margin) if low >= 0 else low - margin, high + margin, False)
+
+
+def _tick_label(value: float, unit: str) -> str:
+    return format_quantity(value, unit).strip() if unit else number(value)
+
+
+class _Canvas:
+    def __init__(self, x: Axis, y: Axis, x_unit: str, y_unit: str, title: str) -> None:
+        self.x, self.y = x, y
+        self.parts = [
+            f'<svg class="kb-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+            f'xmlns="http://www.w3.org/2000/svg"><title>{text(title)}</title>'
+        ]
+        self._axes(x_unit, y_unit)
+
+    def px(self, value: float) -> float:
+        return self.x.position(value, LEFT, WIDTH - RIGHT)
+
+    def py(self, value: float) -> float:
+        return self.y.position(value, HEIGHT - BOTTOM, TOP)
+
+    def _axes(self, x_unit: str, y_unit: str) -> None:
+        bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
+        add = self.parts.append
+        add(f'<g class="kb-axis"><line x1="{LEFT}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
+        add(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}"/>')
+        for tick in self.x.ticks():
+            at = self.px(tick)
+            add(f'<line class="kb-grid" x1="{at:.1f}" y1="{TOP}" x2="{at:.1f}" y2="{bottom}"/>')
+            add(
+                f'<text x="{at:.1f}" y="{bottom + 16}" text-anchor="middle">'
+                f"{text(_tick_label(tick, x_unit))}</text>"
+            )
+        for tick in self.y.ticks():
+            at = self.py(tick)
+            add(f'<line class="kb-grid" x1="{LEFT}" y1="{at:.1f}" x2="{right}" y2="{at:.1f}"/>')
+            add(
+                f'<text x="{LEFT - 6}" y="{at + 4:.1f}" text-anchor="end">'
+                f"{text(_tick_label(tick, y_unit))}</text>"
+            )
+        add(
+            f'<text class="kb-axis-label" x="{(LEFT + right) / 2:.1f}" y="{HEIGHT - 8}" '
+            f'text-anchor="middle">{text(self.x.label)}</text>'
+        )
+        add(
+            f'<text class="kb-axis-label" transform="translate(14 {(TOP + bottom) / 2:.1f}) '
+            f'rotate(-90)" text-anchor="middle">{text(self.y.label)}</text></g>'
+        )
+
+    def svg(self) -> str:
+        return "".join([*self.parts, "</svg>"])
+
+
+@dataclass(frozen=True)
+class Ridge:
+    device: str
+    ridge: float
+    crossover: float | None
+
+
+def intensity_chart(
+    symbol: str,
+    unit: str | None,
+    log: bool,
+    points: Sequence[tuple[float, float]],
+    ridges: Sequence[Ridge],
+) -> str:
+    """An entry's intensity across its main symbol's range against each device's ridge
+    point; where the curve crosses a ridge, the crossover is marked."""
+    xs = [x for x, _ in points]
+    ys = [y for _, y in points] + [r.ridge for r in ridges]
+    x = axis(f"{symbol}" + (f" ({unit})" if unit else ""), xs, log_if_decades=log)
+    y = axis("arithmetic intensity (FLOP/B)", ys)
+    canvas = _Canvas(x, y, "", "", f"Arithmetic intensity against {symbol}")
+    add = canvas.parts.append
+    # With many devices only the lowest and highest ridges are labelled (the others would
+    # overlap); every line and mark says its device on hover.
+    order = sorted(range(len(ridges)), key=lambda i: ridges[i].ridge)
+    labelled = set(order) if len(ridges) <= MAX_LABELLED else {order[0], order[-1]}
+    for index, ridge in enumerate(ridges):
+        at = canvas.py(ridge.ridge)
+        series = f"kb-series-{index % 6}"
+        name = f"{text(ridge.device)} ridge {ridge.ridge:.0f} FLOP/B"
+        label = (
+            f'<text x="{WIDTH - RIGHT - 4}" text-anchor="end" '
+            # Labels alternate below and above their lines from the highest, which is above:
+            # close ridges would overlap.
+            f'y="{at - 4 if (len(order) - order.index(index)) % 2 else at + 14:.1f}">{name}</text>'
+            if index in labelled
+            else ""
+        )
+        add(
+            f'<g class="kb-ridge {series}"><line x1="{LEFT}" y1="{at:.1f}" '
+            f'x2="{WIDTH - RIGHT}" y2="{at:.1f}"><title>{name}</title></line>{label}</g>'
+        )
+        if ridge.crossover is not None and x.low <= ridge.crossover <= x.high:
+            cx = canvas.px(ridge.crossover)
+            line = (
+                f'<line x1="{cx:.1f}" y1="{TOP}" x2="{cx:.1f}" y2="{HEIGHT - BOTTOM}"/>'
+                if index in labelled
+                else ""
+            )
+            add(
+                f'<g class="kb-crossover {series}">{line}<circle cx="{cx:.1f}" cy="{at:.1f}" '
+                f'r="4"><title>{text(ridge.device)}: verdict flips at {symbol} = '
+                f"{text(number(ridge.crossover))}</title></circle></g>"
+            )
+    path = " ".join(f"{canvas.px(px):.1f},{canvas.py(py):.1f}" for px, py in points)
+    add(f'<polyline class="kb-curve" points="{path}"/>')
+    return canvas.svg()
+
+
+@dataclass(frozen=True)
+class Dot:
+    label: str
+    href: str
+    intensity: float
+    attained: float
+
+
+@dataclass(frozen=True)
+class Roof:
+    label: str
+    peak: float
+
+
+def roofline_chart(
+    device: str, bandwidth: float, roofs: Sequence[Roof], dots: Sequence[Dot]
+) -> str:
+    """A device's roofline (one roof per dtype) with entries placed at their typical values;
+    each dot links to its entry."""
+    ridges = [r.peak / bandwidth for r in roofs]
+    intensities = [d.intensity for d in dots] + ridges
+    x = axis("arithmetic intensity (FLOP/B)", [min(intensities) / 4, max(intensities) * 4])
+    y = axis(
+        "attainable performance (FLOP/s)",
+        [min([d.attained for d in dots] + [bandwidth * x.low]), max(r.peak for r in roofs)],
+    )
+    canvas = _Canvas(x, y, "", "FLOP/s", f"Roofline of {device}")
+    add = canvas.parts.append
+    for index, roof in enumerate(roofs):
+        ridge = roof.peak / bandwidth
+        points = [(x.low, bandwidth * x.low), (ridge, roof.peak), (x.high, roof.peak)]
+        path = " ".join(f"{canvas.px(a):.1f},{canvas.py(b):.1f}" for a, b in points)
+        add(
+            f'<g class="kb-roof kb-series-{index % 6}"><polyline points="{path}"/>'
+            f'<text x="{WIDTH - RIGHT - 4}" y="{canvas.py(roof.peak) - 4:.1f}" '
+            f'text-anchor="end">{text(roof.label)}</text></g>'
+        )
+    for dot in dots:
+        add(
+            f'<a class="kb-dot" href="{text(dot.href)}"><circle '
+            f'cx="{canvas.px(dot.intensity):.1f}" cy="{canvas.py(dot.attained):.1f}" r="5">'
+            f"<title>{text(dot.label)}</title></circle></a>"
+        )
+    return canvas.svg()

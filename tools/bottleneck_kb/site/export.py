@@ -1,0 +1,88 @@
+"""The whole knowledge base as one JSON document for other tools: entries, devices and every
+entry's evaluation on every device, in base units (FLOP, B, FLOP/B, FLOP/s, B/s, s). Its
+shape is described by `export.schema.json`, published beside the entry and device schemas."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from .. import __version__
+from ..model import Device, Entry
+from .model_view import EntryView, ridge_points
+
+KIND = "export"
+#: Raised when the export's shape changes incompatibly.
+FORMAT = 1
+
+
+@cache
+def schema() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(
+        resources.files(__package__).joinpath("export.schema.json").read_text("utf-8")
+    )
+    return loaded
+
+
+def _entry(entry: Entry, view: EntryView) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "aliases": list(entry.aliases),
+        "title": entry.title,
+        "class": entry.cls,
+        "bound_by": entry.bound_by,
+        "path": entry.path,
+        "dtype": view.dtype,
+        "flops": entry.intensity.flops.text,
+        "bytes": entry.intensity.bytes.text,
+        "scales_with": [
+            {
+                "symbol": s.symbol,
+                "name": s.name,
+                "unit": s.unit,
+                "typical": s.typical,
+                "range": list(s.range) if s.range else None,
+            }
+            for s in entry.scales_with
+        ],
+        "skipped": view.skipped,
+        "error": view.error,
+        "evaluation": view.evaluation,
+    }
+
+
+def _device(device: Device) -> dict[str, Any]:
+    return {
+        "id": device.id,
+        "name": device.name,
+        "vendor": device.vendor,
+        "quantities": {name: m.value for name, m in device.quantities.items()},
+        "peak_flops": {dtype: m.value for dtype, m in device.peak_flops.items()},
+        "ridge": ridge_points(device),
+        "sources": [
+            {
+                "id": s.id,
+                "title": s.title,
+                "url": s.url,
+                "publisher": s.publisher,
+                "kind": s.kind,
+                "read": s.read,
+            }
+            for s in device.sources
+        ],
+    }
+
+
+def knowledge_base(
+    entries: Sequence[Entry], devices: Sequence[Device], views: Mapping[str, EntryView]
+) -> dict[str, Any]:
+    """The export document; `views` holds every entry's view by id."""
+    return {
+        "format": FORMAT,
+        "generator": f"bottleneck-kb {__version__}",
+        "entries": [_entry(e, views[e.id]) for e in entries],
+        "devices": [_device(d) for d in devices],
+    }

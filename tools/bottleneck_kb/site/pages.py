@@ -1,0 +1,738 @@
+"""A knowledge base as the site's pages: Markdown with raw HTML blocks, and assets.
+
+Pages are built from the typed model and from `model_view` (the evaluation), never from the
+YAML. Everything a contributor wrote reaches a page through `prose` (Markdown made safe) or
+`prose.text` (escaped), inside raw HTML blocks that MkDocs passes through as they are; the
+Markdown around them (headings, fixed words) is this module's own. Links between generated
+pages are computed here, relative, for MkDocs's directory URLs or plain `.html` URLs alike.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..kb import KnowledgeBase
+from ..model import PEAK_FLOPS, Device, Entry, dtype_traits, field_shapes, parameter_dimension
+from ..schemas import ENTRY, HARDWARE, documented, schema
+from . import charts, export
+from .model_view import (
+    EntryView,
+    ViewCache,
+    format_quantity,
+    format_seconds,
+    number,
+    ridge_points,
+)
+from .prose import block, inline, text
+
+ENTRIES_BY_CLASS = "entries/index.md"
+ENTRIES_BY_BOUND = "entries/bound-by.md"
+DEVICES = "devices/index.md"
+SCHEMA_REFERENCE = "reference/schema.md"
+STYLESHEET = "assets/bottleneck-kb.css"
+EXPORT = "export/knowledge-base.json"
+MATHML = "http://www.w3.org/1998/Math/MathML"
+PUBLISHED_SCHEMAS = ((ENTRY, "Entry"), (HARDWARE, "Device"), (export.KIND, "JSON export"))
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the site is published: its address (for the schemas' `$id`), where an entry's
+    source can be edited (its path is appended), whether URLs are directories, and where
+    evaluated entries are cached between builds."""
+
+    site_url: str = ""
+    edit_url: str = ""
+    directory_urls: bool = True
+    cache: Path | None = None
+
+
+@dataclass
+class Site:
+    """Generated files by path below the docs folder: Markdown pages and other assets."""
+
+    pages: dict[str, str] = field(default_factory=dict)
+    assets: dict[str, str] = field(default_factory=dict)
+
+
+def entry_page(entry_id: str) -> str:
+    return f"entries/{entry_id}.md"
+
+
+def device_page(device_id: str) -> str:
+    return f"devices/{device_id}.md"
+
+
+class Links:
+    """Relative URLs between pages, as MkDocs will serve them."""
+
+    def __init__(self, directory_urls: bool) -> None:
+        self.directory_urls = directory_urls
+
+    def url(self, page: str) -> str:
+        stem = page.removesuffix(".md")
+        if not self.directory_urls:
+            return f"{stem}.html"
+        if stem == "index" or stem.endswith("/index"):
+            return stem.removesuffix("index")
+        return f"{stem}/"
+
+    def href(self, source: str, target: str, anchor: str = "") -> str:
+        """From page `source` to page `target` (and an anchor in it)."""
+        return self.asset(source, self.url(target)) + (f"#{anchor}" if anchor else "")
+
+    def asset(self, source: str, path: str) -> str:
+        """From page `source` to the file or URL `path` below the site's root."""
+        url = self.url(source)
+        base = url.rstrip("/") if self.directory_urls else posixpath.dirname(url)
+        relative = posixpath.relpath(path or ".", base or ".")
+        return relative + "/" if path.endswith("/") or not path else relative
+
+
+def build_site(root: Path, options: Options) -> Site:
+    """Every generated page and asset of the knowledge base at `root`."""
+    kb = KnowledgeBase.load(root)
+    devices = sorted(kb.catalog.devices.values(), key=lambda d: d.id)
+    entries = sorted(kb.entries, key=lambda e: e.id)
+    views = ViewCache(options.cache).views(entries, devices)
+    links = Links(options.directory_urls)
+    site = Site()
+    for entry in entries:
+        site.pages[entry_page(entry.id)] = _entry_page(
+            entry, views[entry.id], devices, links, options
+        )
+        for alias in entry.aliases:
+            if alias not in views:
+                path, html = _redirect(alias, entry.id, links)
+                site.assets[path] = html
+    for device in devices:
+        site.pages[device_page(device.id)] = _device_page(device, entries, views, links)
+    site.pages[ENTRIES_BY_CLASS] = _entry_index(entries, views, devices, links, "class")
+    site.pages[ENTRIES_BY_BOUND] = _entry_index(entries, views, devices, links, "bound_by")
+    site.pages[DEVICES] = _device_index(devices, links)
+    site.pages[SCHEMA_REFERENCE] = _schema_reference(links)
+    for kind, _ in PUBLISHED_SCHEMAS:
+        site.assets[f"schema/{kind}.schema.json"] = _published_schema(kind, options.site_url)
+    site.assets[EXPORT] = json.dumps(
+        export.knowledge_base(entries, devices, views), separators=(",", ":")
+    )
+    site.assets[STYLESHEET] = (Path(__file__).parent / "bottleneck-kb.css").read_text("utf-8")
+    return site
+
+
+# --- pieces -------------------------------------------------------------------------------
+
+
+def _page(title: str, body: Iterable[str]) -> str:
+    """A page: front matter with its title, then its blocks separated by blank lines.
+
+    MkDocs themes print the title as HTML, and Material's `<title>` strips tags then
+    unescapes; so the title is escaped, and `</` (the only thing that can close `<title>`
+    early) is broken up first.
+    """
+    safe = text(" ".join(title.replace("</", "< /").split()))
+    return f"---\ntitle: {json.dumps(safe)}\n---\n\n" + "\n\n".join(body) + "\n"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") -> str:
+    """An HTML table; cells are HTML already (escaped by the caller)."""
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in rows)
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    # The theme styles tables without a class; the class goes on a wrapper.
+    return f'<div class="{css}">{table}</div>' if css else table
+
+
+def _cell(content: str) -> str:
+    return content if content.startswith("<td") else f"<td>{content}</td>"
+
+
+def _number_cell(value: float, shown: str) -> str:
+    """A number as shown, with its exact value for tools (and tests) in `data-value`."""
+    return f'<td class="kb-number" data-value="{value!r}">{text(shown)}</td>'
+
+
+def _math(mathml: str, label: str) -> str:
+    return (
+        f'<div class="kb-formula"><span class="kb-formula-name">{label}</span>'
+        f'<math xmlns="{MATHML}" display="block">{mathml}</math></div>'
+    )
+
+
+def _dtypes(dtypes: Iterable[str]) -> list[str]:
+    """`dtypes` in the catalog's display order (the schema's)."""
+    present = set(dtypes)
+    return [t for t in dtype_traits() if t in present]
+
+
+def _schema_titles(kind: str, key: str) -> dict[str, str]:
+    """The titles the schema gives each allowed value of `key`."""
+    return {
+        value: title for value, (title, _) in documented(schema(kind)["properties"][key]).items()
+    }
+
+
+# --- entry pages --------------------------------------------------------------------------
+
+
+def _entry_page(
+    entry: Entry, view: EntryView, devices: Sequence[Device], links: Links, options: Options
+) -> str:
+    here = entry_page(entry.id)
+    names = {d.id: d.name for d in devices}
+    classes, bounds = _schema_titles(ENTRY, "class"), _schema_titles(ENTRY, "bound_by")
+    body = [
+        f'<h1 id="kb-title">{inline(entry.title)}</h1>',
+        '<p class="kb-tags">'
+        f'<a class="kb-tag" href="{links.href(here, ENTRIES_BY_CLASS, entry.cls)}">'
+        f"class: {text(classes.get(entry.cls, entry.cls))}</a> "
+        f'<a class="kb-tag kb-bound" href="{links.href(here, ENTRIES_BY_BOUND, entry.bound_by)}">'
+        f"bound by: {text(bounds.get(entry.bound_by, entry.bound_by))}</a></p>",
+        f'<div class="kb-prose kb-summary">{block(entry.intensity.summary)}</div>',
+        "## Formulas",
+    ]
+    evaluation = view.evaluation
+    if view.error is not None or evaluation is None:
+        body.append(f'<p class="kb-error">Not evaluated: {text(view.error or "")}</p>')
+    else:
+        body.append(
+            '<div class="kb-formulas">'
+            + _math(view.flops_mathml, "FLOPs")
+            + _math(view.bytes_mathml, "bytes")
+            + _math(evaluation["intensity_mathml"], "intensity (FLOP/B)")
+            + "</div>"
+        )
+        body += _evaluation_sections(entry, view, evaluation, names, here, links)
+    body += [
+        "## Scales with",
+        _table(
+            ["symbol", "name", "description", "unit", "typical", "range"],
+            (
+                [
+                    f"<code>{text(s.symbol)}</code>",
+                    text(s.name),
+                    inline(s.description),
+                    text(s.unit or ""),
+                    text(number(s.typical)) if s.typical is not None else "",
+                    f"{text(number(s.range[0]))} to {text(number(s.range[1]))}" if s.range else "",
+                ]
+                for s in entry.scales_with
+            ),
+        ),
+    ]
+    if entry.hardware_parameters:
+        body += ["## Hardware parameters", _hardware_parameters(entry, devices, here, links)]
+    if entry.workarounds:
+        body += ["## Workarounds", _workarounds(entry, evaluation, names)]
+    if entry.checks and evaluation is not None:
+        body += ["## Checks", _checks(evaluation, names)]
+    if entry.references:
+        body += ["## References", _references(entry.references)]
+    if entry.notes:
+        body += ["## Notes", f'<div class="kb-prose kb-notes">{block(entry.notes)}</div>']
+    if options.edit_url:
+        body.append(
+            f'<p class="kb-edit"><a href="{text(options.edit_url + entry.path)}">'
+            f"Edit this entry's YAML source</a> ({text(entry.path)})</p>"
+        )
+    return _page(entry.title, body)
+
+
+def _evaluation_sections(
+    entry: Entry,
+    view: EntryView,
+    evaluation: dict[str, Any],
+    names: dict[str, str],
+    here: str,
+    links: Links,
+) -> list[str]:
+    values = ", ".join(f"{k} = {number(v)}" for k, v in sorted(evaluation["values"].items()))
+    sections = [
+        "## Evaluation on every device",
+        f'<p class="kb-assignment">At the typical values ({text(values)}), dense '
+        f"{text(view.dtype)} peak:</p>",
+        _table(
+            [
+                "device",
+                "FLOPs",
+                "bytes",
+                "intensity",
+                "ridge",
+                "bound by",
+                "compute time",
+                "memory time",
+                "lower bound",
+            ],
+            (
+                [
+                    f'<td data-device="{text(r["device"])}"><a href="'
+                    f'{links.href(here, device_page(r["device"]))}">'
+                    f"{text(names[r['device']])}</a></td>",
+                    _number_cell(r["flops"], format_quantity(r["flops"], "FLOP")),
+                    _number_cell(r["bytes"], format_quantity(r["bytes"], "B")),
+                    _number_cell(r["intensity"], format_quantity(r["intensity"], "FLOP/B")),
+                    _number_cell(r["ridge"], format_quantity(r["ridge"], "FLOP/B")),
+                    f'<td class="kb-verdict kb-{r["verdict"]}">{r["verdict"]}</td>',
+                    _number_cell(r["compute_time"], format_seconds(r["compute_time"])),
+                    _number_cell(r["memory_time"], format_seconds(r["memory_time"])),
+                    _number_cell(r["time"], format_seconds(r["time"])),
+                ]
+                for r in evaluation["results"]
+            ),
+            "kb-evaluation",
+        ),
+    ]
+    if view.skipped:
+        skipped = "; ".join(
+            f"{text(names.get(d, d))}: {text(why)}" for d, why in view.skipped.items()
+        )
+        sections.append(f'<p class="kb-skipped">Skipped: {skipped}.</p>')
+    if view.sweep is not None:
+        symbol = entry.symbols[view.sweep.symbol]
+        ridges = [
+            charts.Ridge(
+                names[r["device"]],
+                r["ridge"],
+                next(
+                    (
+                        c["at"]
+                        for c in evaluation["crossovers"].get(r["device"], [])
+                        if c["symbol"] == symbol.symbol
+                    ),
+                    None,
+                ),
+            )
+            for r in evaluation["results"]
+        ]
+        sections += [
+            "## Intensity against the ridge points",
+            '<figure class="kb-figure">'
+            + charts.intensity_chart(
+                symbol.symbol, symbol.unit, view.sweep.log, view.sweep.points, ridges
+            )
+            + f"<figcaption>Arithmetic intensity as {text(symbol.symbol)} sweeps its range, the "
+            "other symbols at their typical values; a horizontal line per device at its ridge "
+            "point; a mark where the verdict flips.</figcaption></figure>",
+        ]
+    rows = [
+        [
+            text(names[device]),
+            f"<code>{text(c['symbol'])}</code>",
+            f"{text(number(c['range'][0]))} to {text(number(c['range'][1]))}",
+            (
+                f"{text(c['below'])} below, {text(c['above'])} from "
+                f"{text(c['symbol'])} = {text(number(c['at']))}"
+                if c["at"] is not None
+                else f"none in range ({text(c['below'])} throughout)"
+            ),
+        ]
+        for device, found in evaluation["crossovers"].items()
+        for c in found
+    ]
+    if rows:
+        sections += [
+            "## Crossovers",
+            "<p>Where the verdict flips as one symbol sweeps its range, the others at their "
+            "typical values.</p>",
+            _table(["device", "symbol", "range", "verdict"], rows, "kb-crossovers"),
+        ]
+    return sections
+
+
+def _hardware_parameters(entry: Entry, devices: Sequence[Device], here: str, links: Links) -> str:
+    by_id = {d.id: d for d in devices}
+    rows = []
+    for parameter in entry.hardware_parameters:
+        values = []
+        for device_id in parameter.values_for:
+            device = by_id.get(device_id)
+            measure = device.parameter(parameter.parameter) if device else None
+            if device is None or measure is None:
+                values.append(f"{text(device_id)}: not in the catalog")
+                continue
+            unit = _unit(parameter.parameter)
+            values.append(
+                f'<a href="{links.href(here, device_page(device.id))}">{text(device.name)}</a>: '
+                f"{text(format_quantity(measure.value, unit))}"
+            )
+        rows.append(
+            [
+                f"<code>{text(parameter.parameter)}</code>",
+                inline(parameter.effect),
+                "<br>".join(values),
+                inline(parameter.magnitude or ""),
+                text(parameter.basis),
+            ]
+        )
+    return _table(["parameter", "effect", "catalog values", "magnitude (entry)", "basis"], rows)
+
+
+def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[str, str]) -> str:
+    # The evaluation lists the modeled workarounds, in the entry's order.
+    modeled = iter((evaluation or {}).get("workarounds", []))
+    parts = []
+    for workaround in entry.workarounds:
+        effect = next(modeled, None) if workaround.model else None
+        lines = [
+            f'<div class="kb-workaround"><h3>{inline(workaround.title)}</h3>',
+            f'<div class="kb-prose">{block(workaround.description)}</div>',
+        ]
+        if effect is not None:
+            lines.append(
+                _table(
+                    ["device", "modeled speedup", "bytes cut", "modeled lower bound", "bound by"],
+                    (
+                        [
+                            text(names[device]),
+                            _number_cell(gain, f"{gain:.2f}x"),
+                            _number_cell(
+                                effect["bytes_cut"][device], f"{effect['bytes_cut'][device]:.2f}x"
+                            ),
+                            _number_cell(
+                                effect["modeled"][device]["time"],
+                                format_seconds(effect["modeled"][device]["time"]),
+                            ),
+                            text(effect["modeled"][device]["verdict"]),
+                        ]
+                        for device, gain in effect["speedup"].items()
+                    ),
+                )
+            )
+        else:
+            lines.append('<p class="kb-unmodeled">Not modeled on the roofline.</p>')
+        if workaround.reported:
+            lines.append(f'<p class="kb-reported">Reported: {inline(workaround.reported)}</p>')
+        if workaround.references:
+            lines.append(_references(workaround.references))
+        parts.append("".join(lines) + "</div>")
+    return "".join(parts)
+
+
+def _checks(evaluation: dict[str, Any], names: dict[str, str]) -> str:
+    return _table(
+        ["claim", "device", "verdict", "detail"],
+        (
+            [
+                inline(c["claim"]),
+                text(names.get(c["device"], c["device"])),
+                f'<td class="kb-check-{"pass" if c["passed"] else "fail"}">'
+                f"{'holds' if c['passed'] else 'fails'}</td>",
+                text(c["detail"]),
+            ]
+            for c in evaluation["checks"]
+        ),
+        "kb-checks",
+    )
+
+
+def _references(references: Iterable[Any]) -> str:
+    items = "".join(
+        f'<li><a href="{text(r.link)}" rel="nofollow noopener">{inline(r.title)}</a>'
+        + (f" (arXiv:{text(r.arxiv)})" if r.arxiv else "")
+        + "</li>"
+        for r in references
+    )
+    return f'<ul class="kb-references">{items}</ul>'
+
+
+def _redirect(alias: str, entry_id: str, links: Links) -> tuple[str, str]:
+    """A page at a former id that sends the reader to the entry's page."""
+    old = entry_page(alias)
+    path = links.url(old) + "index.html" if links.directory_urls else links.url(old)
+    target = text(links.href(old, entry_page(entry_id)))
+    return path, (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="refresh" content="0; url={target}">'
+        f'<link rel="canonical" href="{target}"><title>Moved</title></head>'
+        f'<body><p>This entry is now <a href="{target}">{text(entry_id)}</a>.</p></body></html>\n'
+    )
+
+
+# --- devices ------------------------------------------------------------------------------
+
+
+def _unit(parameter: str) -> str:
+    """The base unit of a device figure (`B/s`, `FLOP/s`), or "" for a count."""
+    dimension = parameter_dimension(parameter)
+    return dimension.base_unit if dimension is not None else ""
+
+
+def _source(device: Device, source_id: str) -> str:
+    """A link to the source a figure names, by its title."""
+    found = next((s for s in device.sources if s.id == source_id), None)
+    if found is None:
+        return text(source_id)
+    return f'<a href="{text(found.url)}" rel="nofollow noopener">{text(found.title)}</a>'
+
+
+def _sources(device: Device) -> str:
+    """Every source of the device's figures: title, publisher, kind and the date it was read."""
+    items = "".join(
+        f'<li><a href="{text(s.url)}" rel="nofollow noopener">{text(s.title)}</a> '
+        f"({text(s.publisher)}, {text(s.kind)}, read {text(s.read)})</li>"
+        for s in device.sources
+    )
+    return f'<ul class="kb-sources">{items}</ul>'
+
+
+def _device_page(
+    device: Device, entries: Sequence[Entry], views: dict[str, EntryView], links: Links
+) -> str:
+    here = device_page(device.id)
+    ridges = ridge_points(device)
+    bandwidth = device.quantities["memory_bandwidth"].value
+    figures = [
+        [
+            text(name.replace("_", " ")),
+            _number_cell(figure.value.value, format_quantity(figure.value.value, _unit(name))),
+            text(figure.basis),
+            _source(device, figure.source),
+        ]
+        for name, figure in device.figures.items()
+        if not name.startswith(PEAK_FLOPS + ".")
+    ]
+    dtypes = _dtypes(device.peak_flops)
+    body = [
+        f'<h1 id="kb-title">{text(device.name)}</h1>',
+        f'<p class="kb-vendor">{text(device.vendor)}</p>',
+        "## Figures",
+        _table(["figure", "value", "basis", "source"], figures),
+        "## Ridge point per data type",
+        _table(
+            ["data type", "dense peak", "source", "ridge point"],
+            (
+                [
+                    text(dtype),
+                    _number_cell(
+                        device.peak_flops[dtype].value,
+                        format_quantity(device.peak_flops[dtype].value, "FLOP/s"),
+                    ),
+                    _source(device, device.figures[f"{PEAK_FLOPS}.{dtype}"].source),
+                    _number_cell(ridges[dtype], format_quantity(ridges[dtype], "FLOP/B")),
+                ]
+                for dtype in dtypes
+            ),
+            "kb-ridges",
+        ),
+        "## Sources",
+        _sources(device),
+    ]
+    if device.notes:
+        body += ["## Notes", f'<div class="kb-prose">{block(device.notes)}</div>']
+    placed = [(e, r) for e in entries if (r := views[e.id].result(device.id)) is not None]
+    dots = [
+        charts.Dot(
+            e.title, links.href(here, entry_page(e.id)), r["intensity"], r["flops"] / r["time"]
+        )
+        for e, r in placed
+    ]
+    body.append("## Roofline with every entry")
+    if dots:
+        used = _dtypes(views[e.id].dtype for e, _ in placed)
+        roofs = [
+            charts.Roof(
+                f"{t} peak {format_quantity(device.peak_flops[t].value, 'FLOP/s')}",
+                device.peak_flops[t].value,
+            )
+            for t in used
+        ]
+        body.append(
+            '<figure class="kb-figure">'
+            + charts.roofline_chart(device.name, bandwidth, roofs, dots)
+            + "<figcaption>Each dot is an entry at its typical values (hover for its title, "
+            "click to open it); the roofs are the dense peaks of the data types the entries "
+            "use, joined to the memory-bandwidth slope at their ridge points.</figcaption></figure>"
+        )
+    else:
+        body.append("<p>No entry can be placed on this device.</p>")
+    body.append(
+        _table(
+            ["entry", "data type", "intensity", "bound by", "lower bound"],
+            (
+                [
+                    f'<a href="{links.href(here, entry_page(e.id))}">{inline(e.title)}</a>',
+                    text(views[e.id].dtype),
+                    _number_cell(r["intensity"], format_quantity(r["intensity"], "FLOP/B")),
+                    text(r["verdict"]),
+                    _number_cell(r["time"], format_seconds(r["time"])),
+                ]
+                for e, r in placed
+            ),
+            "kb-device-entries",
+        )
+    )
+    return _page(device.name, body)
+
+
+def _device_index(devices: Sequence[Device], links: Links) -> str:
+    dtypes = _dtypes(t for d in devices for t in d.peak_flops)
+    quantities = [n for n in field_shapes() if any(n in d.quantities for d in devices)]
+    rows = []
+    for device in devices:
+        ridges = ridge_points(device)
+        row = [
+            f'<a href="{links.href(DEVICES, device_page(device.id))}">{text(device.name)}</a>',
+            text(device.vendor),
+        ]
+        for name in quantities:
+            measure = device.quantities.get(name)
+            row.append(
+                _number_cell(measure.value, format_quantity(measure.value, _unit(name)))
+                if measure
+                else "-"
+            )
+        for dtype in dtypes:
+            peak = device.peak_flops.get(dtype)
+            row.append(
+                _number_cell(
+                    ridges[dtype],
+                    f"{format_quantity(peak.value, 'FLOP/s')} / "
+                    f"{format_quantity(ridges[dtype], 'FLOP/B')}",
+                )
+                if peak
+                else "-"
+            )
+        rows.append(row)
+    header = [
+        "device",
+        "vendor",
+        *(n.replace("_", " ") for n in quantities),
+        *(f"{t} peak / ridge (FLOP/B)" for t in dtypes),
+    ]
+    return _page(
+        "Devices",
+        [
+            "# Devices",
+            "Every device of the hardware catalog, side by side: dense peak FLOP/s per data "
+            "type and the ridge point it gives (peak over memory bandwidth, in FLOP/B). A kernel "
+            "whose intensity is below a device's ridge point is memory-bound on it.",
+            _table(header, rows, "kb-device-comparison"),
+        ],
+    )
+
+
+# --- indexes ------------------------------------------------------------------------------
+
+
+def _entry_index(
+    entries: Sequence[Entry],
+    views: dict[str, EntryView],
+    devices: Sequence[Device],
+    links: Links,
+    key: str,
+) -> str:
+    page = ENTRIES_BY_CLASS if key == "class" else ENTRIES_BY_BOUND
+    titles = _schema_titles(ENTRY, key)
+    group: Callable[[Entry], str] = (lambda e: e.cls) if key == "class" else (lambda e: e.bound_by)
+    other = "by bound" if key == "class" else "by class"
+    body = [
+        "# Entries " + ("by class" if key == "class" else "by what bounds them"),
+        f"{len(entries)} entries. See them also [{other}]"
+        f"({posixpath.basename(ENTRIES_BY_BOUND if key == 'class' else ENTRIES_BY_CLASS)}). "
+        "Verdicts are the roofline's at each entry's typical values.",
+    ]
+    for value, title in titles.items():
+        members = [e for e in entries if group(e) == value]
+        if not members:
+            continue
+        body.append(f'<h2 id="{text(value)}">{text(title)} ({len(members)})</h2>')
+        body.append(
+            _table(
+                [
+                    "entry",
+                    "class" if key != "class" else "bound by",
+                    *(text(d.name) for d in devices),
+                ],
+                (
+                    [
+                        f'<a href="{links.href(page, entry_page(e.id))}">{inline(e.title)}</a>',
+                        text(e.cls if key != "class" else e.bound_by),
+                        *(_verdict(views[e.id], d.id) for d in devices),
+                    ]
+                    for e in members
+                ),
+                "kb-index",
+            )
+        )
+    return _page(body[0].removeprefix("# "), body)
+
+
+def _verdict(view: EntryView, device_id: str) -> str:
+    result = view.result(device_id)
+    if result is None:
+        return text(view.skipped.get(device_id, "not evaluated"))
+    return f"{text(result['verdict'])}, {text(format_seconds(result['time']))}"
+
+
+# --- schemas ------------------------------------------------------------------------------
+
+
+def _schema_of(kind: str) -> dict[str, Any]:
+    return export.schema() if kind == export.KIND else schema(kind)
+
+
+def _published_schema(kind: str, site_url: str) -> str:
+    """A schema as published on the site: its `$id` is the address it is served from."""
+    published = dict(_schema_of(kind))
+    if site_url:
+        published["$id"] = f"{site_url.rstrip('/')}/schema/{kind}.schema.json"
+    return json.dumps(published, indent=2, ensure_ascii=False) + "\n"
+
+
+def _schema_rows(node: dict[str, Any], path: str) -> Iterable[list[str]]:
+    """One row per property, depth first; the schemas are ours, so depth is small."""
+    if not isinstance(node, dict):
+        return
+    for name, prop in node.get("properties", {}).items():
+        here = f"{path}.{name}" if path else name
+        required = name in node.get("required", [])
+        yield [
+            f'<code id="{text(here)}">{text(here)}</code>' + (" (required)" if required else ""),
+            text(prop.get("title", "")),
+            text(prop.get("description", "")),
+            text(_allowed(prop)),
+        ]
+        items = prop.get("items", {})
+        yield from _schema_rows(prop, here)
+        yield from _schema_rows(items, f"{here}[]")
+        additional = prop.get("additionalProperties")
+        if isinstance(additional, dict):
+            yield from _schema_rows(additional, f"{here}.*")
+
+
+def _allowed(prop: dict[str, Any]) -> str:
+    if "enum" in prop or ("oneOf" in prop and all("const" in o for o in prop["oneOf"])):
+        return ", ".join(str(v) for v in documented(prop))
+    kind = prop.get("type", "")
+    return " or ".join(kind) if isinstance(kind, list) else str(kind)
+
+
+def _schema_reference(links: Links) -> str:
+    body = [
+        "# Schema reference",
+        "Generated from the JSON Schemas' own titles and descriptions, so it cannot drift "
+        "from what `kb check` enforces. The schema files are published with the site: point "
+        "an editor's YAML language server at them, or validate the JSON export.",
+    ]
+    for kind, heading in PUBLISHED_SCHEMAS:
+        document = _schema_of(kind)
+        href = links.asset(SCHEMA_REFERENCE, f"schema/{kind}.schema.json")
+        body += [
+            f"## {heading}",
+            f"<p>{text(document.get('description', ''))} Published at "
+            f'<a href="{text(href)}">schema/{kind}.schema.json</a>.</p>',
+            _table(
+                ["property", "title", "description", "type or values"], _schema_rows(document, "")
+            ),
+        ]
+    body.append(
+        f"<p>The whole knowledge base, with every entry evaluated on every device, is at "
+        f'<a href="{text(links.asset(SCHEMA_REFERENCE, EXPORT))}">'
+        f"{EXPORT}</a>.</p>"
+    )
+    return _page("Schema reference", body)

@@ -1,0 +1,84 @@
+"""Entry text (Markdown written by strangers) as HTML that carries no markup of its own.
+
+A Markdown instance of our own renders it with raw HTML switched off (so `<script>` and
+`B < 32` come out as text), image syntax switched off (nothing loads from another host) and
+every link's address passed through `safe_href` (http(s) and arXiv ids; any other link keeps
+its text and loses its address). The pages embed the result as raw HTML, which MkDocs's own
+Markdown passes through untouched, so nothing in it is read as Markdown a second time.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import xml.etree.ElementTree as ET
+from functools import cache, lru_cache
+
+import markdown
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
+
+from ..rules.markup import safe_href
+
+#: Python-Markdown's processors that would let text become markup or load from elsewhere.
+_REFUSED_INLINE = ("html", "image_link", "image_reference", "short_image_ref", "automail")
+
+
+#: Text in which Markdown finds nothing to do: no inline markup characters, no entity, and no
+#: block syntax at its start (headings, lists, quotes).
+_PLAIN = re.compile(r"(?![-+*#>=]|[0-9]+[.)]\s)[^`*_\[\]<>&\\!~|]*")
+
+
+class _Links(Treeprocessor):
+    def run(self, root: ET.Element) -> None:
+        for element in root.iter("a"):
+            href = safe_href(element.get("href", ""))
+            title = element.get("title")
+            element.attrib.clear()
+            if href is None:
+                element.tag = "span"
+                continue
+            element.set("href", href)
+            element.set("rel", "nofollow noopener")
+            if title is not None:
+                element.set("title", title)
+
+
+class _EntryText(Extension):
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
+        md.preprocessors.deregister("html_block")
+        for name in _REFUSED_INLINE:
+            md.inlinePatterns.deregister(name)
+        md.treeprocessors.register(_Links(md), "entry_links", 0)
+
+
+@cache
+def _renderer() -> markdown.Markdown:
+    return markdown.Markdown(extensions=[_EntryText()], output_format="html")
+
+
+@lru_cache(maxsize=4096)
+def block(text: str) -> str:
+    """Paragraphs of entry text as HTML."""
+    renderer = _renderer()
+    renderer.reset()
+    # One line: MkDocs's Markdown extensions that act on lines (fences, snippets, admonitions)
+    # then never see a line of entry text; a newline as a character reference is the same
+    # character to the browser, inside <pre> too.
+    return renderer.convert(text).replace("\n", "&#10;")
+
+
+def inline(text: str) -> str:
+    """A short piece of entry text (a title, a claim) as HTML without its paragraph."""
+    line = " ".join(text.split())
+    if _PLAIN.fullmatch(line):  # most short texts: nothing Markdown would change but escapes
+        return html.escape(line, quote=False)
+    rendered = block(line)
+    if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<p>") == 1:
+        return rendered[3:-4]
+    return rendered
+
+
+def text(value: str) -> str:
+    """Plain text (ids, names, numbers) escaped for HTML, attributes included."""
+    return html.escape(value, quote=True)
