@@ -1,0 +1,173 @@
+"""The in-page explorer: each entry's model as data and compiled formulas, for the scripts of
+`assets/` to re-evaluate as a reader moves its symbols, devices, dtype and workaround.
+
+Per entry, one script asset (`assets/explorer/<id>.js`) registers the entry's payload (its
+symbols with ranges, the roofs in the order that breaks ties, each workaround's settings, the
+devices with the figures the roofs read) and its formulas compiled from the validated trees by
+`formula_js`. Entry pages load it through `explorer_block`; the compare page loads the entries a
+reader picks. Nothing a contributor wrote reaches a script as code: text goes through JSON
+(escaped for HTML), formulas through `formula_js`.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+from ..evaluation import select_devices
+from ..formula import Formula
+from ..model import Device, Entry
+from ..roofline import parse_formulas
+from .formula_js import compile_formula, js_literal
+
+__all__ = [
+    "ASSETS",
+    "COMPARE",
+    "compare_body",
+    "entry_script",
+    "explorable",
+    "explorer_assets",
+    "explorer_block",
+    "script_path",
+]
+
+#: The explorer's static files, by path below the site's root.
+ASSETS = {
+    "assets/explorer/kb-formula.js": "kb-formula.js",
+    "assets/explorer/kb-explorer.js": "kb-explorer.js",
+    "assets/explorer/kb-explorer.css": "kb-explorer.css",
+}
+RUNTIME, EXPLORER, STYLES = ASSETS
+#: The compare page, below the docs folder.
+COMPARE = "compare.md"
+
+#: The roofs, in the order that breaks a tie: the `bound_by` value that names each, the entry
+#: formula giving its demand, and the device figure dividing it (None: the formula is seconds).
+_ROOFS = (("compute", "flops", "peak_flops"), ("memory", "bytes", "memory_bandwidth"))
+
+
+def script_path(entry_id: str) -> str:
+    """The entry's explorer script below the site's root."""
+    return f"assets/explorer/entries/{entry_id}.js"
+
+
+def _figures(device: Device, names: Iterable[str]) -> dict[str, Any]:
+    """The device's figures by the names formulas read them under: `peak_flops` is the dense
+    peak of each dtype the device lists (the reader may pick another dtype than the entry's)."""
+    figures: dict[str, Any] = {}
+    for name in names:
+        if name == "peak_flops":
+            figures[name] = {t: m.value for t, m in device.peak_flops.items()}
+        elif name in device.quantities:
+            figures[name] = device.quantities[name].value
+    return figures
+
+
+def _functions(named: Mapping[str, Formula]) -> str:
+    return "{" + ",".join(f"{js_literal(k)}:{compile_formula(f)}" for k, f in named.items()) + "}"
+
+
+def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
+    """The entry's explorer script, or None when its formulas do not parse (its page says why,
+    from the evaluation)."""
+    formulas, _ = parse_formulas(entry)
+    if formulas is None:
+        return None
+    base = {"flops": formulas.flops, "bytes": formulas.bytes}
+    workarounds = []
+    replacements = []
+    for index, workaround in enumerate(entry.workarounds):
+        if workaround.model is None:
+            continue
+        flops, bytes_ = formulas.workaround[index]
+        replaced = {
+            name: parsed
+            for name, parsed in (("flops", flops), ("bytes", bytes_))
+            if parsed is not None
+        }
+        workarounds.append(
+            {"index": index, "title": workaround.title, "set": workaround.model.overrides}
+        )
+        replacements.append(_functions(replaced))
+    chosen, _ = select_devices(entry, {d.id: d for d in devices})
+    figures = [figure for _, _, figure in _ROOFS if figure is not None]
+    payload = {
+        "id": entry.id,
+        "title": entry.title,
+        "dtype": entry.intensity.dtype,
+        "bound_by": entry.bound_by,
+        "symbols": [
+            {
+                "symbol": s.symbol,
+                "name": s.name,
+                "unit": s.unit,
+                "typical": s.typical,
+                "range": list(s.range) if s.range else None,
+            }
+            for s in entry.scales_with
+        ],
+        "roofs": [{"name": n, "quantity": q, "figure": f} for n, q, f in _ROOFS],
+        "workarounds": workarounds,
+        "devices": [{"id": d.id, "name": d.name, "figures": _figures(d, figures)} for d in devices],
+        "evaluated": [d.id for d in chosen],
+    }
+    return (
+        f"KBExplorer.register({js_literal(payload)},function(R){{return {{"
+        f"formulas:{_functions(base)},derived:[],"
+        f"workarounds:[{','.join(replacements)}]}};}});\n"
+    )
+
+
+def explorer_assets(entries: Sequence[Entry], devices: Sequence[Device]) -> dict[str, str]:
+    """Every file the explorer serves: its scripts and styles, and one script per entry."""
+    package = resources.files(__package__).joinpath("assets")
+    files = {path: package.joinpath(name).read_text("utf-8") for path, name in ASSETS.items()}
+    for entry in entries:
+        script = entry_script(entry, devices)
+        if script is not None:
+            files[script_path(entry.id)] = script
+    return files
+
+
+def _scripts(asset_url: Callable[[str], str], entry_ids: Iterable[str]) -> str:
+    tags = [f'<link rel="stylesheet" href="{html.escape(asset_url(STYLES))}">']
+    for path in (RUNTIME, EXPLORER, *map(script_path, entry_ids)):
+        tags.append(f'<script src="{html.escape(asset_url(path))}"></script>')
+    return "".join(tags)
+
+
+def explorable(entry: Entry) -> bool:
+    """Whether the entry has an explorer: its formulas parse (else its page says why)."""
+    return parse_formulas(entry)[0] is not None
+
+
+def explorer_block(entry: Entry, asset_url: Callable[[str], str]) -> str:
+    """The explorer on an entry page, as one raw HTML block: a placeholder the script fills
+    (hidden until it runs, so without JavaScript the static table and chart are the page) and
+    the scripts; empty for an entry that is not `explorable`. `asset_url` makes a path below
+    the site's root relative to the page."""
+    if not explorable(entry):
+        return ""
+    return (
+        f'<div class="kb-explorer" data-entry="{html.escape(entry.id)}" hidden></div>'
+        + _scripts(asset_url, [entry.id])
+    )
+
+
+def compare_body(entries: Sequence[Entry], asset_url: Callable[[str], str]) -> str:
+    """The compare page's content: a placeholder listing the entries a reader may pick, with
+    where each one's script is; the script loads those picked."""
+    listed = [
+        {"id": e.id, "title": e.title, "script": asset_url(script_path(e.id))}
+        for e in entries
+        if explorable(e)
+    ]
+    return (
+        '<div class="kb-compare" hidden></div>'
+        f'<script type="application/json" id="kb-compare-entries">{js_literal(listed)}</script>'
+        + _scripts(asset_url, [])
+        + "<noscript><p>The compare view needs JavaScript; each entry's page has its "
+        "evaluation on every device.</p></noscript>"
+    )
