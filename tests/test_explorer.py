@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import markdown
 import pytest
 from click.testing import CliRunner
 
@@ -38,6 +39,7 @@ from bottleneck_kb.site.explorer import (
 
 REPOSITORY = Path(__file__).parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = REPOSITORY / "build" / "screenshots"
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
 H100 = "nvidia-h100-sxm"
 POINTS = 20
@@ -96,13 +98,15 @@ def entry_url(entry_id: str) -> str:
     return f"entries/{entry_id}/"
 
 
-def _page(title: str, here: str, body: str) -> str:
+def _page(title: str, block: str) -> str:
+    """A page as the site makes one: the block between Markdown of the page's own, through
+    Python-Markdown with the site's extensions (raw HTML blocks pass through as they are)."""
+    source = f"# {title}\n\nThe static evaluation.\n\n{block}\n\n## Notes\n\nMore text.\n"
+    body = markdown.markdown(source, extensions=["admonition", "tables", "toc"])
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>{title}</title></head><body><main>"
-        '<table class="kb-static"><tr><td>the static evaluation</td></tr></table>'
-        f"{body}</main></body></html>"
-    ).replace("{here}", here)
+        f"<title>{title}</title></head><body><main>{body}</main></body></html>"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -121,14 +125,10 @@ def built(knowledge_base: KnowledgeBase, tmp_path_factory: pytest.TempPathFactor
 
         folder = site / here
         folder.mkdir(parents=True)
-        (folder / "index.html").write_text(
-            _page("entry", here, explorer_block(entry, relative)), "utf-8"
-        )
+        (folder / "index.html").write_text(_page("entry", explorer_block(entry, relative)), "utf-8")
     (site / "compare").mkdir()
     (site / "compare" / "index.html").write_text(
-        _page(
-            "compare", "compare/", compare_body(entries, lambda p: posixpath.relpath(p, "compare"))
-        ),
+        _page("compare", compare_body(entries, lambda p: posixpath.relpath(p, "compare"))),
         "utf-8",
     )
     return site
@@ -299,6 +299,8 @@ def test_the_batch_slider_flips_the_lm_head_where_kb_eval_does(browser: Browser)
         assert math.isclose(float(row["time"]), expected["time"], rel_tol=1e-9)
         verdicts[batch] = row["verdict"]
     assert verdicts == {79: "memory", 80: "compute"}
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "explorer-lm-head-b80.png"), full_page=True)
     link = page.locator(".kb-x-link").get_attribute("href")
     assert link is not None and "B=80" in link
     reopened = browser.open(link.lstrip("/").removeprefix(urlsplit(browser.base).path.lstrip("/")))

@@ -30,6 +30,7 @@ __all__ = [
     "explorable",
     "explorer_assets",
     "explorer_block",
+    "script",
     "script_path",
 ]
 
@@ -69,6 +70,25 @@ def _functions(named: Mapping[str, Formula]) -> str:
     return "{" + ",".join(f"{js_literal(k)}:{compile_formula(f)}" for k, f in named.items()) + "}"
 
 
+def script(
+    payload: Mapping[str, Any],
+    formulas: Mapping[str, Formula],
+    derived: Sequence[tuple[str, Formula]],
+    replacements: Sequence[Mapping[str, Formula]],
+) -> str:
+    """An entry's explorer script: `payload` (data) and its formulas compiled. `formulas` are
+    the roofs' demands by quantity name (`flops`, `bytes`, and any other roof's), `derived` the
+    named derived formulas in order, `replacements` each modeled workaround's formulas (in the
+    order of `payload["workarounds"]`). The page reads the device's figures by name for the
+    formulas that name them."""
+    derived_js = ",".join(f"[{js_literal(name)},{compile_formula(f)}]" for name, f in derived)
+    replaced = ",".join(_functions(r) for r in replacements)
+    return (
+        f"KBExplorer.register({js_literal(payload)},function(R){{return {{"
+        f"formulas:{_functions(formulas)},derived:[{derived_js}],workarounds:[{replaced}]}};}});\n"
+    )
+
+
 def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
     """The entry's explorer script, or None when its formulas do not parse (its page says why,
     from the evaluation)."""
@@ -82,22 +102,22 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
         if workaround.model is None:
             continue
         flops, bytes_ = formulas.workaround[index]
-        replaced = {
-            name: parsed
-            for name, parsed in (("flops", flops), ("bytes", bytes_))
-            if parsed is not None
-        }
-        workarounds.append(
-            {"index": index, "title": workaround.title, "set": workaround.model.overrides}
+        replacements.append(
+            {
+                name: parsed
+                for name, parsed in (("flops", flops), ("bytes", bytes_))
+                if parsed is not None
+            }
         )
-        replacements.append(_functions(replaced))
+        workarounds.append({"title": workaround.title, "set": workaround.model.overrides})
+    given = set(base).union(*replacements)
+    roofs = [{"name": n, "quantity": q, "figure": f} for n, q, f in _ROOFS if q in given]
+    figures = [roof["figure"] for roof in roofs if roof["figure"] is not None]
     chosen, _ = select_devices(entry, {d.id: d for d in devices})
-    figures = [figure for _, _, figure in _ROOFS if figure is not None]
     payload = {
         "id": entry.id,
         "title": entry.title,
         "dtype": entry.intensity.dtype,
-        "bound_by": entry.bound_by,
         "symbols": [
             {
                 "symbol": s.symbol,
@@ -108,16 +128,13 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
             }
             for s in entry.scales_with
         ],
-        "roofs": [{"name": n, "quantity": q, "figure": f} for n, q, f in _ROOFS],
+        "roofs": roofs,
+        "capacity": None,
         "workarounds": workarounds,
         "devices": [{"id": d.id, "name": d.name, "figures": _figures(d, figures)} for d in devices],
         "evaluated": [d.id for d in chosen],
     }
-    return (
-        f"KBExplorer.register({js_literal(payload)},function(R){{return {{"
-        f"formulas:{_functions(base)},derived:[],"
-        f"workarounds:[{','.join(replacements)}]}};}});\n"
-    )
+    return script(payload, base, (), replacements)
 
 
 def explorer_assets(entries: Sequence[Entry], devices: Sequence[Device]) -> dict[str, str]:

@@ -72,30 +72,60 @@
     return { values: values, quantities: quantities };
   }
 
-  /* The work on one device's roofs: the time each roof gives, the lower bound (the slowest
-     roof, overlap assumed) and the verdict (the roof that sets it, the first listed on a tie). */
-  function onDevice(entry, done, device, dtype) {
+  /* The work on one device's roofs: the entry's other formulas (which may read the device's
+     figures by name) and derived values, the time each roof gives, the lower bound (the
+     slowest roof, overlap assumed) and the verdict (the roof that sets it, the first listed
+     on a tie; capacity when a footprint does not fit in memory). */
+  function onDevice(entry, state, done, device) {
+    var data = entry.data;
+    var dtype = state.dtype;
     var result = { device: device.id, name: device.name };
     if (done.error) { result.error = done.error; return result; }
     var peaks = device.figures.peak_flops || {};
     if (!(dtype in peaks)) { result.skipped = "no dense " + dtype + " peak in the catalog"; return result; }
-    var figures = {};
-    Object.keys(device.figures).forEach(function (k) { figures[k] = device.figures[k]; });
-    figures.peak_flops = peaks[dtype];
-    var q = done.quantities;
+    var env = {};
+    Object.keys(done.values).forEach(function (k) { env[k] = done.values[k]; });
+    Object.keys(device.figures).forEach(function (k) { env[k] = device.figures[k]; });
+    env.peak_flops = peaks[dtype];
+    var q = { flops: done.quantities.flops, bytes: done.quantities.bytes };
+    var others = Object.keys(entry.compiled.formulas).filter(function (k) { return !(k in q); });
+    try {
+      others.forEach(function (name) { q[name] = formulaFor(entry, state, name)(env); });
+    } catch (e) {
+      result.error = refusal(others.filter(function (n) { return !(n in q); })[0], e);
+      return result;
+    }
+    var missing = data.roofs.concat(data.capacity ? [data.capacity] : []).filter(function (roof) {
+      return roof.quantity in q && roof.figure !== null && !(roof.figure in env);
+    });
+    if (missing.length) { result.skipped = "no " + missing[0].figure + " in the catalog"; return result; }
     result.flops = q.flops;
     result.bytes = q.bytes;
+    result.quantities = q;
     result.intensity = q.flops / q.bytes;
-    result.ridge = figures.peak_flops / figures.memory_bandwidth;
+    result.ridge = env.peak_flops / env.memory_bandwidth;
     result.times = {};
     result.time = -Infinity;
-    entry.data.roofs.forEach(function (roof) {
+    data.roofs.forEach(function (roof) {
       if (!(roof.quantity in q)) return;
-      if (roof.figure !== null && !(roof.figure in figures)) return;
-      var t = roof.figure === null ? q[roof.quantity] : q[roof.quantity] / figures[roof.figure];
+      var t = roof.figure === null ? q[roof.quantity] : q[roof.quantity] / env[roof.figure];
       result.times[roof.name] = t;
       if (t > result.time) { result.time = t; result.verdict = roof.name; }
     });
+    var capacity = data.capacity;
+    if (capacity && capacity.quantity in q && q[capacity.quantity] > env[capacity.figure]) {
+      result.verdict = capacity.name;
+    }
+    result.derived = {};
+    try {
+      entry.compiled.derived.forEach(function (pair) {
+        var value = pair[1](env);
+        env[pair[0]] = value;
+        result.derived[pair[0]] = value;
+      });
+    } catch (e) {
+      result.derivedError = refusal("derived", e);
+    }
     return result;
   }
 
@@ -105,7 +135,7 @@
     var devices = entry.data.devices.filter(function (d) { return state.devices.indexOf(d.id) >= 0; });
     return {
       values: done.values,
-      results: devices.map(function (d) { return onDevice(entry, done, d, state.dtype); })
+      results: devices.map(function (d) { return onDevice(entry, state, done, d); })
     };
   }
 
@@ -132,6 +162,8 @@
   }
 
   function plain(x) { return String(Number(x.toPrecision(6))); }
+
+  function ratio(x) { return String(Number(x.toPrecision(4))); }
 
   /* --- the URL fragment ------------------------------------------------------------------ */
 
@@ -407,8 +439,9 @@
     this.link.setAttribute("href", window.location.pathname + window.location.search + fragment);
     this.renderDtypes();
     var roofs = data.roofs.map(function (r) { return r.name; });
+    var derived = this.entry.compiled.derived.map(function (pair) { return pair[0]; });
     var header = ["device", "FLOPs", "bytes", "intensity", "ridge", "bound by"]
-      .concat(roofs.map(function (r) { return r + " time"; })).concat(["lower bound"]);
+      .concat(roofs.map(function (r) { return r + " time"; })).concat(["lower bound"]).concat(derived);
     var body = el("tbody");
     var notes = this.notes.slice();
     evaluation.results.forEach(function (r) {
@@ -421,14 +454,19 @@
       } else {
         row.appendChild(cell("flops", r.flops, si(r.flops, "FLOP")));
         row.appendChild(cell("bytes", r.bytes, si(r.bytes, "B")));
-        row.appendChild(cell("intensity", r.intensity, plain(r.intensity) + " FLOP/B"));
-        row.appendChild(cell("ridge", r.ridge, plain(r.ridge) + " FLOP/B"));
+        row.appendChild(cell("intensity", r.intensity, ratio(r.intensity) + " FLOP/B"));
+        row.appendChild(cell("ridge", r.ridge, ratio(r.ridge) + " FLOP/B"));
         var verdict = el("td", { "class": "kb-verdict kb-" + r.verdict, "data-quantity": "verdict", "data-value": r.verdict }, [r.verdict]);
         row.appendChild(verdict);
         roofs.forEach(function (name) {
           row.appendChild(name in r.times ? cell(name + "_time", r.times[name], seconds(r.times[name])) : el("td", {}, ["\u2014"]));
         });
         row.appendChild(cell("time", r.time, seconds(r.time)));
+        derived.forEach(function (name) {
+          row.appendChild(name in r.derived ? cell("derived." + name, r.derived[name], plain(r.derived[name])) :
+            el("td", { "class": "kb-x-undefined" }, [r.derivedError]));
+        });
+        if (r.derivedError && notes.indexOf(r.derivedError) < 0) notes.push("Undefined here: " + r.derivedError);
       }
       body.appendChild(row);
     });
@@ -469,7 +507,7 @@
     var ridges = evaluation.results.filter(function (r) { return r.verdict; });
     var ys = points.map(function (p) { return p[1]; }).concat(ridges.map(function (r) { return r.ridge; }));
     if (!ys.length) return;
-    var W = 640, H = 300, left = 64, right = 170, top = 12, bottom = 40;
+    var W = 640, H = 300, left = 64, right = 16, top = 12, bottom = 40;
     var xlog = isLog(symbol), lo = symbol.range[0], hi = symbol.range[1];
     var ymin = Math.min.apply(null, ys), ymax = Math.max.apply(null, ys);
     var ylog = ymin > 0 && ymax / ymin > 10;
@@ -492,7 +530,7 @@
     chart.appendChild(svg("text", { x: (left + W - right) / 2, y: H - 6, "text-anchor": "middle" },
       [symbol.symbol + (symbol.unit ? " (" + symbol.unit + ")" : "") + (xlog ? ", log scale" : "")]));
     [[ymin, H - bottom], [ymax, top + 10]].forEach(function (p) {
-      chart.appendChild(svg("text", { x: left - 4, y: p[1], "text-anchor": "end" }, [plain(p[0])]));
+      chart.appendChild(svg("text", { x: left - 4, y: p[1], "text-anchor": "end" }, [ratio(p[0])]));
     });
     chart.appendChild(svg("text", { x: 12, y: top + (H - top - bottom) / 2, transform: "rotate(-90 12 " + (top + (H - top - bottom) / 2) + ")",
       "text-anchor": "middle" }, ["intensity (FLOP/B)" + (ylog ? ", log" : "")]));
@@ -500,7 +538,7 @@
       var y = fy(r.ridge);
       var group = svg("g", { "class": "kb-ridge kb-series-" + (i % 6) });
       group.appendChild(svg("line", { x1: left, x2: W - right, y1: y, y2: y }));
-      group.appendChild(svg("text", { x: W - right + 4, y: y + 4 + (i % 2 ? 10 : 0) }, [r.name + " ridge"]));
+      group.appendChild(svg("text", { x: W - right - 4, y: y + (i % 2 ? 14 : -4), "text-anchor": "end" }, [r.name + " ridge"]));
       chart.appendChild(group);
     });
     if (points.length > 1) {
