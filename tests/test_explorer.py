@@ -398,3 +398,29 @@ def test_no_request_left_localhost_and_the_page_is_light(browser: Browser, built
         u for u in browser.requests if urlsplit(u).hostname != "127.0.0.1" and u != "about:blank"
     ]
     assert off == []
+
+
+def test_the_dtype_picker_uses_that_dtypes_dense_peak(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}&@dtype=fp8")
+    assert page.locator('select[aria-label="dtype"]').input_value() == "fp8"
+    row = table(page)[H100]
+    peak = knowledge_base.catalog.devices[H100].peak_flops["fp8"].value
+    assert math.isclose(float(row["compute_time"]), float(row["flops"]) / peak, rel_tol=1e-12)
+    page.locator('select[aria-label="dtype"]').select_option("bf16")
+    expected = evaluate_entry(
+        knowledge_base.entry(LM_HEAD) or pytest.fail(), knowledge_base.catalog.devices, on=[H100]
+    ).results[0]
+    assert math.isclose(float(table(page)[H100]["time"]), expected.time, rel_tol=1e-9)
+
+
+def test_without_javascript_the_explorer_stays_hidden(browser: Browser) -> None:
+    context = browser.browser.new_context(java_script_enabled=False)
+    context.route("**/*", browser._route)
+    page = context.new_page()
+    page.goto(browser.base + entry_url(LM_HEAD))
+    assert page.locator(".kb-explorer").count() == 1
+    assert not page.locator(".kb-explorer").is_visible()
+    assert page.get_by_text("The static evaluation.").is_visible()
+    context.close()
