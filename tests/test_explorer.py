@@ -32,9 +32,11 @@ from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
 from bottleneck_kb.site.explorer import (
     compare_body,
+    entry_script,
     explorable,
     explorer_assets,
     explorer_block,
+    script_path,
 )
 
 REPOSITORY = Path(__file__).parents[1]
@@ -424,3 +426,18 @@ def test_without_javascript_the_explorer_stays_hidden(browser: Browser) -> None:
     assert not page.locator(".kb-explorer").is_visible()
     assert page.get_by_text("The static evaluation.").is_visible()
     context.close()
+
+
+def test_entry_text_reaches_scripts_only_as_escaped_json(knowledge_base: KnowledgeBase) -> None:
+    devices = list(knowledge_base.catalog.devices.values())
+    hostile = knowledge_base.entry(HOSTILE)
+    assert hostile is not None
+    script = entry_script(hostile, devices)
+    assert script is not None
+    assert not set("<>&") & set(script)
+    assert "\\u003cimg src=x onerror=alert(4)\\u003e" in script
+    formula = knowledge_base.entry(HOSTILE_FORMULA)
+    assert formula is not None
+    assert entry_script(formula, devices) is None
+    assert explorer_block(formula, str) == ""
+    assert script_path(HOSTILE) not in explorer_assets([formula], devices)

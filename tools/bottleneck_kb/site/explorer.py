@@ -1,7 +1,7 @@
 """The in-page explorer: each entry's model as data and compiled formulas, for the scripts of
 `assets/` to re-evaluate as a reader moves its symbols, devices, dtype and workaround.
 
-Per entry, one script asset (`assets/explorer/<id>.js`) registers the entry's payload (its
+Per entry, one script asset (`assets/explorer/entries/<id>.js`) registers the entry's payload (its
 symbols with ranges, the roofs in the order that breaks ties, each workaround's settings, the
 devices with the figures the roofs read) and its formulas compiled from the validated trees by
 `formula_js`. Entry pages load it through `explorer_block`; the compare page loads the entries a
@@ -18,7 +18,7 @@ from typing import Any
 
 from ..evaluation import select_devices
 from ..formula import Formula
-from ..model import Device, Entry
+from ..model import PEAK_FLOPS, Device, Entry
 from ..roofline import parse_formulas
 from .formula_js import compile_formula, js_literal
 
@@ -46,7 +46,7 @@ COMPARE = "compare.md"
 
 #: The roofs, in the order that breaks a tie: the `bound_by` value that names each, the entry
 #: formula giving its demand, and the device figure dividing it (None: the formula is seconds).
-_ROOFS = (("compute", "flops", "peak_flops"), ("memory", "bytes", "memory_bandwidth"))
+_ROOFS = (("compute", "flops", PEAK_FLOPS), ("memory", "bytes", "memory_bandwidth"))
 
 
 def script_path(entry_id: str) -> str:
@@ -59,7 +59,7 @@ def _figures(device: Device, names: Iterable[str]) -> dict[str, Any]:
     peak of each dtype the device lists (the reader may pick another dtype than the entry's)."""
     figures: dict[str, Any] = {}
     for name in names:
-        if name == "peak_flops":
+        if name == PEAK_FLOPS:
             figures[name] = {t: m.value for t, m in device.peak_flops.items()}
         elif name in device.quantities:
             figures[name] = device.quantities[name].value
