@@ -11,7 +11,9 @@ import random
 import shutil
 from pathlib import Path
 
-NAMESPACES = ["flops", "memory", "comm", "attention", "moe", "kv", "sampling", "prefill"]
+from bottleneck_kb.schemas import ENTRY, vocabulary
+
+NAMESPACES = [n for n in vocabulary(ENTRY, "namespace") if n != "fixtures"]
 
 # (flops, bytes) templates over symbols a..e; all memory-bound at the typical values below.
 TEMPLATES = [

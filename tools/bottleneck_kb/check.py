@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .diagnostics import Diagnostic, sorted_diagnostics
-from .kb import Catalog, entry_paths, guarded, read_entry
+from .kb import ENTRIES, Catalog, discover, entry_ids, entry_paths, guarded, read_entry
 from .model import Device, Entry
 from .results import CheckResult
-from .roofline import parse_formulas
+from .roofline import parse_formulas, runnable
 from .rules import Context, Scope, rules_for
 from .rules.identity import Summary, summarize
 
@@ -34,7 +34,8 @@ def check_entry(
 ) -> list[Diagnostic]:
     """Every entry-scope rule (or the selected ones) on one typed entry."""
     formulas, problems = parse_formulas(entry)
-    context = Context(devices, formulas, tuple(problems))
+    able = () if formulas is None else tuple(runnable(entry, formulas, devices.values()))
+    context = Context(devices, formulas, tuple(problems), able)
     found: list[Diagnostic] = []
     for rule in rules_for(Scope.ENTRY, select):
         found.extend(rule.run(entry, context))
@@ -133,8 +134,11 @@ def check(
         diagnostics.extend(found)
         if summary is not None:
             summaries.append(summary)
+    # Knowledge-base checks get every entry's id, checked this run or not, for related links.
+    every_entry = files if paths is None else discover(root, ENTRIES)
+    knowledge_base_context = Context(devices, entry_ids=entry_ids(every_entry, root))
     for rule in rules_for(Scope.KNOWLEDGE_BASE, select):
-        diagnostics.extend(rule.run(summaries, device_context))
+        diagnostics.extend(rule.run(summaries, knowledge_base_context))
     if select is not None:  # codes found while reading are not rules that can be skipped
         diagnostics = [d for d in diagnostics if d.code in select]
     return CheckResult(sorted_diagnostics(diagnostics), len(files), len(devices))

@@ -23,6 +23,7 @@ from .roofline import (
     describe,
     evaluate,
     explain,
+    missing_figures,
     parse_formulas,
 )
 from .schemas import suggest
@@ -100,21 +101,22 @@ class EntryEvaluation:
 
 
 def select_devices(
-    entry: Entry, catalog: Mapping[str, Device], on: Sequence[str] = ()
+    entry: Entry, formulas: Formulas, catalog: Mapping[str, Device], on: Sequence[str] = ()
 ) -> tuple[list[Device], list[Skipped]]:
     """The devices to evaluate `entry` on (`on`, or the whole catalog) and those skipped: a
-    device without a dense peak for the entry's dtype cannot place it on a roofline."""
+    device without a figure the entry reads (a dense peak for its dtype, an interconnect
+    bandwidth, ...) cannot place it on its roofs."""
     for name in on:
         if name not in catalog:
             raise BadRequest(f"no device '{name}'", suggest(name, sorted(catalog), "devices"))
     chosen: list[Device] = []
     skipped: list[Skipped] = []
-    dtype = entry.intensity.dtype
     for device in [catalog[name] for name in dict.fromkeys(on)] or list(catalog.values()):
-        if dtype in device.peak_flops:
-            chosen.append(device)
+        missing = missing_figures(entry, formulas, device)
+        if missing:
+            skipped.append(Skipped(device.id, f"no {', '.join(missing)} in the catalog"))
         else:
-            skipped.append(Skipped(device.id, f"no dense {dtype} peak in the catalog"))
+            chosen.append(device)
     return chosen, skipped
 
 
@@ -159,9 +161,11 @@ def evaluate_entry(
     check_overrides(entry, overrides)
     formulas, problems = parse_formulas(entry)
     if formulas is None:
+        if not problems:  # a derived formula: the derived-formula rule says where
+            raise KBError(f"a derived formula of {entry.id} does not parse; run kb check")
         first = problems[0]
         raise KBError(first.message, first.hint, first.path, first.line, first.col)
-    devices, skipped = select_devices(entry, catalog, on)
+    devices, skipped = select_devices(entry, formulas, catalog, on)
     results = [evaluate(entry, formulas, device, overrides, basis=basis) for device in devices]
     if not on:  # the whole catalog: fastest first, which is what a reader choosing looks for
         order = sorted(range(len(results)), key=lambda i: (results[i].time, results[i].device))
@@ -217,7 +221,8 @@ def _check(entry: Entry, formulas: Formulas, device: Device, check: Check) -> Ch
         result = evaluate(entry, formulas, device, check.overrides)
     except EvaluationError as exc:
         return CheckOutcome(check.claim, device.id, False, exc.message)
-    failures = check_failures(check, result, formulas)
+    units = {d.name: d.unit for d in entry.derived}
+    failures = check_failures(check, result, formulas, units)
     detail = "; ".join(failures) or (
         f"{explain(result, describe(result.values, formulas))}, "
         f"time >= {format_seconds(result.time)}"

@@ -142,6 +142,13 @@ class KnowledgeBase:
         return next((e for e in self.entries if e.id == entry_id), None)
 
 
+def entry_ids(paths: Iterable[Path], root: Path) -> frozenset[str]:
+    """The ids the files at `paths` (found below root/entries) have: an entry's id is its
+    path, so this needs no file read."""
+    prefix = len(ENTRIES) + 1
+    return frozenset(display_path(path, root)[prefix : -len(SUFFIX)] for path in paths)
+
+
 def entry_paths(
     root: Path, paths: Iterable[Path] | None, diagnostics: list[Diagnostic]
 ) -> list[Path]:

@@ -105,6 +105,28 @@ class Intensity:
     flops: WrittenFormula
     bytes: WrittenFormula
     dtype: str
+    #: The other roofs' formulas, where the entry gives them.
+    interconnect_bytes: WrittenFormula | None = None
+    latency: WrittenFormula | None = None
+    footprint: WrittenFormula | None = None
+
+
+@dataclass(slots=True)
+class Derived:
+    """A named formula over symbols, device figures and earlier derived names."""
+
+    name: str
+    formula: WrittenFormula
+    unit: str
+    description: str
+    where: Located
+
+
+@dataclass(slots=True)
+class Related:
+    id: str
+    relation: str
+    where: Located
 
 
 @dataclass(slots=True)
@@ -123,6 +145,10 @@ class WorkaroundModel:
     flops: WrittenFormula | None
     bytes: WrittenFormula | None
     where: Located
+    #: Replacements for the other roofs' formulas, where the workaround changes them.
+    interconnect_bytes: WrittenFormula | None = None
+    latency: WrittenFormula | None = None
+    footprint: WrittenFormula | None = None
 
 
 @dataclass(slots=True)
@@ -140,7 +166,10 @@ class Check:
     overrides: dict[str, float]
     devices: tuple[str, ...]
     bound_by: str | None
+    #: Bounds on the built-in quantities (flops, bytes, intensity, time, the roofs).
     bounds: dict[str, tuple[float | None, float | None]]
+    #: Bounds on derived values, by name.
+    derived: dict[str, tuple[float | None, float | None]]
     where: Located
 
 
@@ -159,6 +188,8 @@ class Entry:
     claims: tuple[Claim, ...]
     notes: str | None
     source: Document = field(repr=False)
+    derived: tuple[Derived, ...] = ()
+    related: tuple[Related, ...] = ()
     #: scales_with by symbol; derived, but asked for by nearly every rule.
     symbols: dict[str, Symbol] = field(init=False, repr=False, compare=False)
 
@@ -369,6 +400,14 @@ def _range(value: list[float] | None) -> tuple[float, float] | None:
     return (float(value[0]), float(value[1])) if value else None
 
 
+def _bounds(items: dict[str, dict[str, float]]) -> dict[str, tuple[float | None, float | None]]:
+    return {name: (bound.get("min"), bound.get("max")) for name, bound in items.items()}
+
+
+#: Keys of a check's `expect` that are not bounds on a built-in quantity.
+_NOT_BOUNDS = frozenset({"bound_by", "derived"})
+
+
 def build_entry(source: Document) -> Entry:
     """An Entry from a document the entry schema has accepted."""
     data = source.data
@@ -378,6 +417,9 @@ def build_entry(source: Document) -> Entry:
 
     def formula(text: str, *pointer: str | int) -> WrittenFormula:
         return WrittenFormula(text, at(*pointer))
+
+    def optional(mapping: dict[str, Any], key: str, *pointer: str | int) -> WrittenFormula | None:
+        return formula(mapping[key], *pointer, key) if key in mapping else None
 
     ai = data["arithmetic_intensity"]
     workarounds = []
@@ -392,13 +434,14 @@ def build_entry(source: Document) -> Entry:
                 if model is None
                 else WorkaroundModel(
                     overrides={k: float(v) for k, v in model.get("set", {}).items()},
-                    flops=formula(model["flops"], "workarounds", i, "model", "flops")
-                    if "flops" in model
-                    else None,
-                    bytes=formula(model["bytes"], "workarounds", i, "model", "bytes")
-                    if "bytes" in model
-                    else None,
+                    flops=optional(model, "flops", "workarounds", i, "model"),
+                    bytes=optional(model, "bytes", "workarounds", i, "model"),
                     where=at("workarounds", i, "model"),
+                    interconnect_bytes=optional(
+                        model, "interconnect_bytes", "workarounds", i, "model"
+                    ),
+                    latency=optional(model, "latency", "workarounds", i, "model"),
+                    footprint=optional(model, "footprint", "workarounds", i, "model"),
                 ),
                 reported=item.get("reported"),
             )
@@ -413,6 +456,9 @@ def build_entry(source: Document) -> Entry:
             flops=formula(ai["flops"], "arithmetic_intensity", "flops"),
             bytes=formula(ai["bytes"], "arithmetic_intensity", "bytes"),
             dtype=ai.get("dtype", "bf16"),
+            interconnect_bytes=optional(ai, "interconnect_bytes", "arithmetic_intensity"),
+            latency=optional(ai, "latency", "arithmetic_intensity"),
+            footprint=optional(ai, "footprint", "arithmetic_intensity"),
         ),
         scales_with=tuple(
             Symbol(
@@ -444,11 +490,8 @@ def build_entry(source: Document) -> Entry:
                 overrides={k: float(v) for k, v in c.get("set", {}).items()},
                 devices=tuple(c["devices"]),
                 bound_by=c["expect"].get("bound_by"),
-                bounds={
-                    name: (bound.get("min"), bound.get("max"))
-                    for name, bound in c["expect"].items()
-                    if name != "bound_by"
-                },
+                bounds=_bounds({k: v for k, v in c["expect"].items() if k not in _NOT_BOUNDS}),
+                derived=_bounds(c["expect"].get("derived", {})),
                 where=at("checks", i),
             )
             for i, c in enumerate(data.get("checks", []))
@@ -467,6 +510,20 @@ def build_entry(source: Document) -> Entry:
         ),
         notes=data.get("notes"),
         source=source,
+        derived=tuple(
+            Derived(
+                name=d["name"],
+                formula=formula(d["formula"], "derived", i, "formula"),
+                unit=d["unit"],
+                description=d["description"],
+                where=at("derived", i),
+            )
+            for i, d in enumerate(data.get("derived", []))
+        ),
+        related=tuple(
+            Related(r["id"], r["relation"], at("related", i))
+            for i, r in enumerate(data.get("related", []))
+        ),
     )
 
 

@@ -8,7 +8,7 @@ business of `evaluation`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -18,6 +18,7 @@ from .diagnostics import Diagnostic
 from .errors import KBError
 from .model import Check, Device, Entry, WrittenFormula
 from .numbers import format_quantity, format_seconds, number
+from .schemas import ENTRY, vocabulary
 
 FORMULA = "KB401"
 
@@ -48,12 +49,47 @@ def located(
 
 
 @dataclass(frozen=True, slots=True)
+class Roof:
+    """A resource that can set a kernel's time: the `bound_by` value that names it, the
+    formula of the entry that gives its demand, and the device figure that demand is divided
+    by (None: the formula gives seconds)."""
+
+    name: str
+    quantity: str
+    figure: str | None
+
+
+#: The roofs whose times are compared, in the order that breaks ties.
+ROOFS = (
+    Roof("compute", "flops", "peak_flops"),
+    Roof("memory", "bytes", "memory_bandwidth"),
+    Roof("interconnect", "interconnect_bytes", "interconnect_bandwidth"),
+    Roof("latency", "latency", None),
+)
+#: Not a time: a footprint past the device's memory is what binds, however fast it moves.
+CAPACITY = Roof("capacity", "footprint", "memory_capacity")
+#: The formulas an entry may give besides FLOPs and bytes.
+OPTIONAL = ("interconnect_bytes", "latency", "footprint")
+#: The unit of each quantity a check can bound.
+UNITS = {
+    "flops": "FLOP",
+    "bytes": "B",
+    "intensity": "FLOP/B",
+    "time": "s",
+    "interconnect_bytes": "B",
+    "latency": "s",
+    "footprint": "B",
+}
+
+
+@dataclass(frozen=True, slots=True)
 class Work:
     """FLOPs and bytes at one assignment: everything that does not depend on the device."""
 
     values: Mapping[str, float]
     flops: float
     bytes: float
+    workaround: int | None = None
 
 
 #: The basis of every figure of an evaluation on datasheet figures, shared by all of them.
@@ -68,7 +104,9 @@ _WorkKey = tuple[tuple[tuple[str, float], ...], int | None]
 
 @dataclass(frozen=True, slots=True)
 class Formulas:
-    """An entry's formulas, parsed once: the base pair and each workaround's replacements.
+    """An entry's formulas, parsed once: FLOPs and bytes (over its symbols), the other roofs'
+    and the derived values (which may read device figures too), and each workaround's
+    replacements.
 
     `worked` remembers the work at each assignment asked for, because several rules, every
     device and every step of a sweep ask for the same ones.
@@ -77,12 +115,23 @@ class Formulas:
     flops: formula.Formula
     bytes: formula.Formula
     workaround: tuple[tuple[formula.Formula | None, formula.Formula | None], ...]
+    others: Mapping[str, formula.Formula] = field(default_factory=dict)
+    workaround_others: tuple[Mapping[str, formula.Formula], ...] = ()
+    derived: tuple[tuple[str, formula.Formula], ...] = ()
     worked: dict[_WorkKey, Work] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def symbols(self) -> frozenset[str]:
-        """The symbols the base formulas use."""
-        return self.flops.symbols | self.bytes.symbols
+        """The entry's symbols that its formulas use (not device figures or derived names)."""
+        used = self.flops.symbols | self.bytes.symbols
+        for parsed in (*self.others.values(), *(f for _, f in self.derived)):
+            used |= parsed.symbols
+        return used - frozenset(device_figures()) - {name for name, _ in self.derived}
+
+    @property
+    def device_dependent(self) -> bool:
+        """Whether anything beyond FLOPs and bytes is evaluated on each device."""
+        return bool(self.others or self.derived or any(self.workaround_others))
 
 
 @dataclass(slots=True)
@@ -96,6 +145,14 @@ class Result:
     bytes: float
     peak: float
     bandwidth: float
+    #: The time each roof gives, by the `bound_by` value that names the roof.
+    times: dict[str, float]
+    #: The other formulas' values (interconnect_bytes, latency, footprint) where given.
+    quantities: Mapping[str, float] = field(default_factory=dict)
+    #: The derived values, by name.
+    derived: Mapping[str, float] = field(default_factory=dict)
+    #: The device's memory capacity, where the entry gives a footprint to compare with it.
+    capacity: float | None = None
     #: Where each device figure came from, by figure: `datasheet`, `measured`, or
     #: `datasheet, derated` when a typical achieved fraction of peak was applied.
     basis: Mapping[str, str] = field(default_factory=lambda: _DATASHEET)
@@ -109,13 +166,17 @@ class Result:
         return self.peak / self.bandwidth
 
     @property
-    def times(self) -> dict[str, float]:
-        """The time each roof gives, by the `bound_by` value that names the roof."""
-        return {"compute": self.flops / self.peak, "memory": self.bytes / self.bandwidth}
+    def fits(self) -> bool:
+        """The footprint fits in the device's memory (True when the entry gives none)."""
+        footprint = self.quantities.get("footprint")
+        return footprint is None or self.capacity is None or footprint <= self.capacity
 
     @property
     def verdict(self) -> str:
-        """The roof that sets the lower bound (the first listed wins a tie)."""
+        """What binds: capacity where the footprint does not fit, else the roof that sets the
+        lower bound (the first listed wins a tie)."""
+        if not self.fits:
+            return CAPACITY.name
         times = self.times
         return max(times, key=times.__getitem__)
 
@@ -132,39 +193,71 @@ class Result:
         """The roofline's lower bound on the kernel's time: the slowest roof, overlap assumed."""
         return max(self.times.values())
 
-    def quantity(self, name: str) -> float:
-        """A computed value by the name checks' `expect` uses for it."""
-        return {
-            "flops": self.flops,
-            "bytes": self.bytes,
-            "intensity": self.intensity,
-            "time": self.time,
-        }[name]
+    def quantity(self, name: str) -> float | None:
+        """A computed value by the name checks' `expect` uses for it; None when the entry
+        gives no formula for it."""
+        if name == "flops":
+            return self.flops
+        if name == "bytes":
+            return self.bytes
+        if name == "intensity":
+            return self.intensity
+        if name == "time":
+            return self.time
+        return self.quantities.get(name)
+
+
+def device_figures() -> tuple[str, ...]:
+    """The names under which formulas read the device's figures (from the entry schema)."""
+    return vocabulary(ENTRY, "device_figure")
 
 
 def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
-    """Parse every formula of `entry` against its declared symbols; located errors if any fail."""
-    declared = frozenset(entry.symbols)
+    """Parse every formula of `entry`: FLOPs and bytes over its declared symbols (they do not
+    depend on the device), the other roofs' over its symbols and the device's figures, the
+    derived ones over those and the derived names above them. Located errors if any fail;
+    derived formulas' own errors are the derived-formula rule's to report."""
+    symbols = frozenset(entry.symbols)
+    with_figures = symbols | frozenset(device_figures())
     problems: list[Diagnostic] = []
 
-    def parse(where: WrittenFormula | None) -> formula.Formula | None:
+    def parse(where: WrittenFormula | None, names: frozenset[str]) -> formula.Formula | None:
         if where is None:
             return None
         try:
-            return _parse(where.text, declared)
+            return _parse(where.text, names)
         except formula.FormulaError as exc:
+            if names is symbols and any(f"`{f}`" in exc.message for f in device_figures()):
+                exc.hint = (
+                    "FLOPs and bytes do not depend on the device: device figures are read by "
+                    "interconnect_bytes, latency, footprint and derived formulas"
+                )
             problems.append(located(where, exc))
             return None
 
-    flops = parse(entry.intensity.flops)
-    bytes_ = parse(entry.intensity.bytes)
+    def others(source: object) -> dict[str, formula.Formula]:
+        parsed = {name: parse(getattr(source, name), with_figures) for name in OPTIONAL}
+        return {name: f for name, f in parsed.items() if f is not None}
+
+    flops = parse(entry.intensity.flops, symbols)
+    bytes_ = parse(entry.intensity.bytes, symbols)
     workaround = tuple(
-        (parse(w.model.flops), parse(w.model.bytes)) if w.model else (None, None)
+        (parse(w.model.flops, symbols), parse(w.model.bytes, symbols)) if w.model else (None, None)
         for w in entry.workarounds
     )
+    base_others = others(entry.intensity)
+    workaround_others = tuple(others(w.model) if w.model else {} for w in entry.workarounds)
+    derived: list[tuple[str, formula.Formula]] = []
+    names = with_figures
+    for item in entry.derived:
+        try:
+            derived.append((item.name, _parse(item.formula.text, names)))
+        except formula.FormulaError:
+            return None, problems  # the derived-formula rule says where and why
+        names = names | {item.name}
     if problems or flops is None or bytes_ is None:
         return None, problems
-    return Formulas(flops, bytes_, workaround), []
+    return Formulas(flops, bytes_, workaround, base_others, workaround_others, tuple(derived)), []
 
 
 @lru_cache(maxsize=4096)
@@ -241,7 +334,7 @@ def _work(
         raise EvaluationError(
             f"intensity is too large to compute at {describe(values, formulas)}", bytes_source
         )
-    return Work(values, flops, bytes_)
+    return Work(values, flops, bytes_, workaround)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,20 +360,129 @@ def _figure(device: Device, name: str, datasheet: float, basis: Basis) -> tuple[
     return datasheet, "datasheet"
 
 
-def on_device(entry: Entry, device: Device, done: Work, basis: Basis = DATASHEET) -> Result:
-    """`done` on `device`'s roofs, at the dense peak of the entry's dtype."""
+#: What every evaluation reads: the compute and memory roofs' figures.
+_ALWAYS = ("peak_flops", "memory_bandwidth")
+
+
+def figures_needed(formulas: Formulas) -> list[str]:
+    """The device figures evaluating the entry reads: the compute and memory roofs', those of
+    the other roofs it gives, and those its formulas name."""
+    if not formulas.device_dependent:
+        return list(_ALWAYS)
+    needed = list(_ALWAYS)
+    given = set(formulas.others).union(*formulas.workaround_others)
+    for roof in (*ROOFS, CAPACITY):
+        if roof.quantity in given and roof.figure is not None:
+            needed.append(roof.figure)
+    named = [*formulas.others.values(), *(f for _, f in formulas.derived)]
+    named += [f for others in formulas.workaround_others for f in others.values()]
+    figures = device_figures()
+    for parsed in named:
+        needed += sorted(parsed.symbols.intersection(figures))
+    return list(dict.fromkeys(needed))
+
+
+def missing_figures(
+    entry: Entry, formulas: Formulas, device: Device, needed: Sequence[str] | None = None
+) -> list[str]:
+    """What `device` lacks of what the entry needs (`needed`, if already known), said as a
+    reader would look for it."""
+    missing = []
+    for name in figures_needed(formulas) if needed is None else needed:
+        if name == "peak_flops":
+            if entry.intensity.dtype not in device.peak_flops:
+                missing.append(f"dense {entry.intensity.dtype} peak")
+        elif device.parameter(name) is None:
+            missing.append(name)
+    return missing
+
+
+def runnable(entry: Entry, formulas: Formulas, devices: Iterable[Device]) -> list[Device]:
+    """The devices with every figure the entry's formulas read."""
+    needed = figures_needed(formulas)
+    return [d for d in devices if not missing_figures(entry, formulas, d, needed)]
+
+
+def _figures(
+    entry: Entry, formulas: Formulas, device: Device, basis: Basis
+) -> tuple[dict[str, float], dict[str, str]]:
+    """The device figures the entry reads, on `basis`, and where each came from."""
+    values: dict[str, float] = {}
+    said: dict[str, str] = {}
     dtype = entry.intensity.dtype
-    peak = device.peak_flops.get(dtype)
-    if peak is None:
-        raise EvaluationError(f"{device.id} has no dense {dtype} peak in the catalog")
-    if basis is DATASHEET:
-        return Result(
-            device.id, done.values, done.flops, done.bytes, peak.value, device.memory_bandwidth
-        )
-    flops_rate, peak_basis = _figure(device, f"peak_flops.{dtype}", peak.value, basis)
-    bandwidth, bandwidth_basis = _figure(device, "memory_bandwidth", device.memory_bandwidth, basis)
-    said = {"peak_flops": peak_basis, "memory_bandwidth": bandwidth_basis}
-    return Result(device.id, done.values, done.flops, done.bytes, flops_rate, bandwidth, said)
+    for name in figures_needed(formulas):
+        key = f"peak_flops.{dtype}" if name == "peak_flops" else name
+        measure = device.parameter(key)
+        if measure is None:
+            what = f"dense {dtype} peak" if name == "peak_flops" else name
+            raise EvaluationError(f"{device.id} has no {what} in the catalog")
+        values[name], said[name] = _figure(device, key, measure.value, basis)
+    return values, said
+
+
+def on_device(
+    entry: Entry, formulas: Formulas, device: Device, done: Work, basis: Basis = DATASHEET
+) -> Result:
+    """`done` on `device`'s roofs: FLOPs at the dense peak of the entry's dtype, bytes at the
+    memory bandwidth, and the other roofs and derived values the entry gives."""
+    if basis is DATASHEET and not formulas.device_dependent:
+        # The common case, kept cheap: `kb check` asks it of every device for every entry.
+        dtype = entry.intensity.dtype
+        dense = device.peak_flops.get(dtype)
+        if dense is None:
+            raise EvaluationError(f"{device.id} has no dense {dtype} peak in the catalog")
+        rate, bandwidth = dense.value, device.memory_bandwidth
+        times = {"compute": done.flops / rate, "memory": done.bytes / bandwidth}
+        return Result(device.id, done.values, done.flops, done.bytes, rate, bandwidth, times)
+    figures, said = _figures(entry, formulas, device, basis)
+    rate, bandwidth = figures["peak_flops"], figures["memory_bandwidth"]
+    times = {"compute": done.flops / rate, "memory": done.bytes / bandwidth}
+    env = {**done.values, **figures}
+    quantities: dict[str, float] = {}
+    for name, (parsed, written) in _other_formulas(entry, formulas, done.workaround).items():
+        value = _value(written, parsed, env)
+        if value < 0:
+            raise EvaluationError(
+                f"{name} must be >= 0; got {value:.3g} at {describe(done.values, formulas)}",
+                written,
+            )
+        quantities[name] = value
+    for roof in ROOFS:
+        if roof.quantity in quantities:
+            demand = quantities[roof.quantity]
+            times[roof.name] = demand / figures[roof.figure] if roof.figure else demand
+    derived: dict[str, float] = {}
+    for (name, parsed), item in zip(formulas.derived, entry.derived, strict=True):
+        derived[name] = env[name] = _value(item.formula, parsed, env)
+    capacity = figures.get("memory_capacity") if "footprint" in quantities else None
+    return Result(
+        device.id,
+        done.values,
+        done.flops,
+        done.bytes,
+        rate,
+        bandwidth,
+        times,
+        quantities,
+        derived,
+        capacity,
+        said,
+    )
+
+
+def _other_formulas(
+    entry: Entry, formulas: Formulas, workaround: int | None
+) -> dict[str, tuple[formula.Formula, WrittenFormula]]:
+    """The other roofs' formulas (parsed, as written), a workaround's replacing the entry's."""
+    chosen: dict[str, tuple[formula.Formula, WrittenFormula]] = {}
+    for name, parsed in formulas.others.items():
+        written = getattr(entry.intensity, name)
+        chosen[name] = (parsed, written)
+    if workaround is not None:
+        model = entry.workarounds[workaround].model
+        for name, parsed in formulas.workaround_others[workaround].items():
+            chosen[name] = (parsed, getattr(model, name))
+    return chosen
 
 
 def evaluate(
@@ -292,7 +494,8 @@ def evaluate(
     basis: Basis = DATASHEET,
 ) -> Result:
     """The entry (or one of its workarounds, by index) on `device`."""
-    return on_device(entry, device, work(entry, formulas, overrides, workaround), basis)
+    done = work(entry, formulas, overrides, workaround)
+    return on_device(entry, formulas, device, done, basis)
 
 
 def describe(values: Mapping[str, float], formulas: Formulas) -> str:
@@ -303,57 +506,76 @@ def describe(values: Mapping[str, float], formulas: Formulas) -> str:
 
 
 def explain(result: Result, at: str) -> str:
-    """`on nvidia-h100-sxm at k=4: intensity 4.0 FLOP/B, ridge 295 FLOP/B -> memory`"""
-    return (
-        f"on {result.device} at {at}: intensity {format_quantity(result.intensity, 'FLOP/B')}, "
-        f"ridge {format_quantity(result.ridge, 'FLOP/B')} -> {result.verdict}"
-    )
+    """`on nvidia-h100-sxm at k=4: intensity 4.0 FLOP/B, ridge 295 FLOP/B -> memory`, or with
+    more roofs each roof's time."""
+    if not result.fits:
+        assert result.capacity is not None
+        footprint = format_quantity(result.quantities["footprint"], "B")
+        return (
+            f"on {result.device} at {at}: footprint {footprint} over memory capacity "
+            f"{format_quantity(result.capacity, 'B')} -> capacity"
+        )
+    if set(result.times) == {"compute", "memory"}:
+        return (
+            f"on {result.device} at {at}: intensity "
+            f"{format_quantity(result.intensity, 'FLOP/B')}, "
+            f"ridge {format_quantity(result.ridge, 'FLOP/B')} -> {result.verdict}"
+        )
+    times = ", ".join(f"{name} {format_seconds(t)}" for name, t in result.times.items())
+    return f"on {result.device} at {at}: {times} -> {result.verdict}"
 
 
-def check_failures(check: Check, result: Result, formulas: Formulas) -> list[str]:
+def check_failures(
+    check: Check, result: Result, formulas: Formulas, units: Mapping[str, str] | None = None
+) -> list[str]:
     """What of the check's expectation `result` does not meet, each said with both sides in
-    enough digits to tell them apart; [] when the check holds."""
+    enough digits to tell them apart; [] when the check holds. `units` gives the derived
+    values' units."""
     failures = []
+    at = describe(result.values, formulas)
     if check.bound_by is not None and result.verdict != check.bound_by:
-        at = describe(result.values, formulas)
         failures.append(f"expected {check.bound_by} {explain(result, at)}: FAIL")
-    for name, (low, high) in check.bounds.items():
-        value = result.quantity(name)
+    bounded = [
+        (name, UNITS[name], result.quantity(name), limits) for name, limits in check.bounds.items()
+    ]
+    bounded += [
+        (name, (units or {}).get(name, ""), result.derived[name], limits)
+        for name, limits in check.derived.items()
+        if name in result.derived  # an unknown name is known-derived's to report
+    ]
+    for name, unit, value, (low, high) in bounded:
+        if value is None:
+            failures.append(f"expected {name}, but the entry gives no formula for it: FAIL")
+            continue
         below = low is not None and value < low
         if below or (high is not None and value > high):
-            at = describe(result.values, formulas)
-            got, expected = _expected(name, value, low, high, below)
+            got, expected = _expected(unit, value, low, high, below)
             failures.append(
                 f"expected {name} {expected} on {result.device} at {at}, got {got}: FAIL"
             )
     return failures
 
 
-_UNITS = {"flops": "FLOP", "bytes": "B", "intensity": "FLOP/B", "time": "s"}
+def _show(unit: str, value: float, digits: int = 3) -> str:
+    return format_quantity(value, unit, digits)
 
 
-def _show(name: str, value: float, digits: int = 3) -> str:
-    if name == "time":
-        return format_seconds(value, digits)
-    return format_quantity(value, _UNITS[name], digits)
-
-
-def _distinct(name: str, value: float, bound: float) -> tuple[str, str]:
+def _distinct(unit: str, value: float, bound: float) -> tuple[str, str]:
     """`value` and `bound` shown with the fewest digits (3 to 17) that tell them apart."""
     for digits in range(3, 18):
-        got, expected = _show(name, value, digits), _show(name, bound, digits)
+        got, expected = _show(unit, value, digits), _show(unit, bound, digits)
         if got != expected:
             return got, expected
-    return _show(name, value, 17), _show(name, bound, 17)
+    return _show(unit, value, 17), _show(unit, bound, 17)
 
 
 def _expected(
-    name: str, value: float, low: float | None, high: float | None, below: bool
+    unit: str, value: float, low: float | None, high: float | None, below: bool
 ) -> tuple[str, str]:
     """(what was got, what was expected), the violated bound in as many digits as it takes."""
     violated = low if below else high
     assert violated is not None
-    got, shown = _distinct(name, value, violated)
+    got, shown = _distinct(unit, value, violated)
     if low is None:
         return got, f"at most {shown}"
     if high is None:
@@ -361,5 +583,5 @@ def _expected(
     if low == high:
         return got, f"of exactly {shown}"
     if below:
-        return got, f"between {shown} and {_show(name, high)}"
-    return got, f"between {_show(name, low)} and {shown}"
+        return got, f"between {shown} and {_show(unit, high)}"
+    return got, f"between {_show(unit, low)} and {shown}"

@@ -26,6 +26,10 @@ def result_data(result: Result) -> dict[str, Any]:
         "basis": dict(result.basis),
         "verdict": result.verdict,
         "times": result.times,
+        "quantities": dict(result.quantities),
+        "derived": dict(result.derived),
+        "memory_capacity": result.capacity,
+        "fits": result.fits,
         "compute_time": result.compute_time,
         "memory_time": result.memory_time,
         "time": result.time,
@@ -91,8 +95,10 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
         f"(dtype {entry.intensity.dtype}; at {evaluation.assignment})",
         "",
     ]
+    extra = list(dict.fromkeys(n for r in evaluation.results for n in r.times))[2:]
+    fits = any(r.capacity is not None for r in evaluation.results)
     out += table(
-        _COLUMNS,
+        [*_COLUMNS[:-1], *extra, *(["fits"] if fits else []), _COLUMNS[-1]],
         [
             [
                 r.device,
@@ -103,11 +109,27 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
                 r.verdict,
                 format_seconds(r.compute_time),
                 format_seconds(r.memory_time),
+                *(format_seconds(r.times[n]) if n in r.times else "-" for n in extra),
+                *(["yes" if r.fits else "no"] if fits else []),
                 format_seconds(r.time),
             ]
             for r in evaluation.results
         ],
     )
+    derived = evaluation.entry.derived
+    if derived and evaluation.results:
+        out += ["", "Derived values:"]
+        for item in derived:
+            values = {format_quantity(r.derived[item.name], item.unit) for r in evaluation.results}
+            shown = (
+                values.pop()
+                if len(values) == 1
+                else "; ".join(
+                    f"{r.device} {format_quantity(r.derived[item.name], item.unit)}"
+                    for r in evaluation.results
+                )
+            )
+            out.append(f"  {item.name} = {shown}")
     verdicts = evaluation.verdicts
     if len(verdicts) > 1:
         out += ["", "The verdict differs between devices:"]

@@ -185,6 +185,11 @@ class Context:
     devices: Mapping[str, Device]
     formulas: Formulas | None = None
     formula_problems: tuple[Diagnostic, ...] = ()
+    #: The devices with every figure the entry's formulas read, found once for its rules.
+    runnable: tuple[Device, ...] = ()
+    #: For knowledge-base checks: the id of every file of entries/, checked this run or not
+    #: (an id is its path), so that a check of a few files still resolves links to the rest.
+    entry_ids: frozenset[str] = frozenset()
 
 
 def _import_all() -> None:

@@ -32,6 +32,9 @@ KB203  device-id-matches-file       identity
 KB204  known-device                 cross_references
 KB205  known-parameter              cross_references
 KB206  magnitude-matches-catalog    cross_references
+KB211  known-namespace              namespaces
+KB212  known-related                related
+KB213  related-not-self             related
 KB220  year-matches-arxiv           references
 KB221  claim-names-a-reference      claims
 KB222  claim-names-a-check          claims
@@ -50,6 +53,11 @@ KB405  evaluates                    roofline
 KB406  bound-by-holds               roofline
 KB407  check-holds                  roofline
 KB408  symbolic-budget              formulas
+KB411  derived-formula              derived
+KB412  derived-order                derived
+KB413  derived-name-unique          derived
+KB414  reserved-name                derived
+KB415  known-derived                derived
 """
 
 

@@ -22,11 +22,16 @@ class Summary:
     path: str
     line: int
     col: int
+    #: The ids of `related`, each with the line and column where it is written.
+    related: tuple[tuple[str, int, int], ...] = ()
 
 
 def summarize(entry: Entry) -> Summary:
     line, col = entry.source.value_at(("id",))
-    return Summary(entry.id, entry.path, line, col)
+    related = tuple(
+        (link.id, *entry.source.value_at((*link.where.pointer, "id"))) for link in entry.related
+    )
+    return Summary(entry.id, entry.path, line, col, related)
 
 
 def _expected(path: str, folder: str) -> str | None:
@@ -126,8 +131,8 @@ def unique_ids(summaries: Sequence[Summary], context: Context) -> Iterable[Diagn
     ```yaml
     id: fixtures/minimal
     ---
-    # file: entries/other/minimal.yaml
-    id: other/minimal
+    # file: entries/gemm/minimal.yaml
+    id: gemm/minimal
     ```
     """
     first: dict[str, Summary] = {}

@@ -3,23 +3,22 @@ declared bound_by holds on every device of the catalog, and each check holds."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
-from ..evaluation import crossover, sweep
-from ..formula import Bounds, Formula
-from ..intervals import Box, bounds
-from ..model import Device, Entry, WrittenFormula
-from ..numbers import number
+from ..domain import describe_box, unproven
+from ..model import Device, Entry
 from ..roofline import (
+    CAPACITY,
+    ROOFS,
     EvaluationError,
-    Formulas,
     Result,
     check_failures,
     describe,
     evaluate,
     explain,
     located,
+    missing_figures,
     on_device,
     work,
 )
@@ -32,61 +31,6 @@ CHECK = "KB407"
 
 def _devices(context: Context, names: Iterable[str]) -> list[Device]:
     return [context.devices[name] for name in dict.fromkeys(names) if name in context.devices]
-
-
-def _runnable(entry: Entry, context: Context) -> list[Device]:
-    """The devices of the catalog with a dense peak for the entry's dtype."""
-    dtype = entry.intensity.dtype
-    return [d for d in context.devices.values() if dtype in d.peak_flops]
-
-
-def _box(entry: Entry) -> Box:
-    """Every value a command may give each symbol: its range, or its typical value alone."""
-    box: dict[str, Bounds] = {}
-    for symbol in entry.scales_with:
-        if symbol.range is not None:
-            box[symbol.symbol] = symbol.range
-        elif symbol.typical is not None:
-            box[symbol.symbol] = (symbol.typical, symbol.typical)
-    return box
-
-
-def _proven(entry: Entry, formulas: Formulas) -> bool:
-    """True when interval arithmetic shows FLOPs >= 0, bytes > 0 and a finite intensity at
-    every point of the ranges, for the entry and each workaround."""
-    box = _box(entry)
-    pairs: list[tuple[Formula, Formula, Box]] = [(formulas.flops, formulas.bytes, box)]
-    for workaround, (flops, bytes_) in zip(entry.workarounds, formulas.workaround, strict=True):
-        if workaround.model is not None:
-            pinned = {**box, **{k: (v, v) for k, v in workaround.model.overrides.items()}}
-            pairs.append((flops or formulas.flops, bytes_ or formulas.bytes, pinned))
-    for flops, bytes_, at in pairs:
-        if not flops.symbols | bytes_.symbols <= at.keys():
-            return False
-        f, b = bounds(flops, at), bounds(bytes_, at)
-        if f is None or b is None or f[0] < 0 or b[0] <= 0 or f[1] / b[0] == float("inf"):
-            return False
-    return True
-
-
-def _points(entry: Entry, formulas: Formulas, devices: list[Device]) -> Iterator[str]:
-    """Evaluate every point a command evaluates without being told other values, raising
-    EvaluationError at the first that fails; yields what each point was, for the message."""
-    for index in [None, *(i for i, w in enumerate(entry.workarounds) if w.model)]:
-        yield "typical values" if index is None else f"workaround {index + 1}'s settings"
-        work(entry, formulas, workaround=index)
-    for check in entry.checks:
-        yield "a check's settings"
-        work(entry, formulas, check.overrides)
-    for symbol in entry.scales_with:
-        if symbol.range is None or symbol.symbol not in formulas.symbols:
-            continue
-        for x in sweep(*symbol.range):
-            yield f"{symbol.symbol}={number(x)}, sweeping {symbol.symbol} over its range"
-            work(entry, formulas, {symbol.symbol: x})
-        for device in devices:
-            yield f"the crossover search for {symbol.symbol} on {device.id}"
-            crossover(entry, formulas, device, symbol.symbol)
 
 
 @rule(EVALUATION, "evaluates", Scope.ENTRY)
@@ -129,17 +73,22 @@ def evaluates_everywhere(entry: Entry, context: Context) -> Iterable[Diagnostic]
         return
     if any(entry.symbols[name].typical is None for name in formulas.symbols):
         return  # symbol-has-typical says which
-    if _proven(entry, formulas):
+    found = unproven(entry, formulas, list(context.runnable))
+    if found is None:
         return
-    points = _points(entry, formulas, _runnable(entry, context))
-    point = "typical values"
-    try:
-        for point in points:  # noqa: B007 (the last point named is the one that failed)
-            continue
-    except EvaluationError as exc:
-        where: WrittenFormula = exc.where or entry.intensity.bytes
-        exc.message = f"{exc.message} (at {point})"
-        yield located(where, exc, EVALUATION)
+    if found.failure is not None:
+        where = found.failure.where or found.obligation.written
+        yield located(where, found.failure, EVALUATION)
+        return
+    must = {"positive": "> 0", "nonnegative": ">= 0", "finite": "finite"}[found.obligation.must_be]
+    names = [s.symbol for s in entry.scales_with if s.symbol in found.box]
+    yield found.obligation.written.where.error(
+        EVALUATION,
+        f"cannot show {found.obligation.name} stays {must} for every value of the ranges "
+        f"(interval arithmetic fails on {describe_box(found.box, names)})",
+        "narrow a range to where the formula is defined, or write it so that each symbol "
+        "appears once",
+    )
 
 
 def _excused(entry: Entry, device: str, verdict: str) -> bool:
@@ -181,17 +130,35 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         done = work(entry, formulas)
     except EvaluationError:
         return  # reported by evaluates
-    results: list[Result] = [on_device(entry, d, done) for d in _runnable(entry, context)]
-    if not results:
+    devices = list(context.runnable)
+    if not devices:
+        if context.devices:
+            lacking = sorted(
+                {m for d in context.devices.values() for m in missing_figures(entry, formulas, d)}
+            )
+            yield entry.source.error_at(
+                BOUND_BY,
+                ("bound_by",),
+                f"no device of the catalog has the figures the entry reads ({', '.join(lacking)})"
+                ", so bound_by is checked nowhere",
+                "make what the devices lack a symbol of the entry, with a sourced typical value",
+            )
         return
-    if entry.bound_by not in results[0].times:
-        modeled = ", ".join(results[0].times)
+    try:
+        results: list[Result] = [on_device(entry, formulas, d, done) for d in devices]
+    except EvaluationError:
+        return  # reported by evaluates
+    modeled = [*results[0].times, *(["capacity"] if results[0].capacity is not None else [])]
+    if entry.bound_by not in modeled:
+        quantity = next(
+            (r.quantity for r in (*ROOFS, CAPACITY) if r.name == entry.bound_by), entry.bound_by
+        )
         yield entry.source.error_at(
             BOUND_BY,
             ("bound_by",),
             f"bound_by is {entry.bound_by}, but the entry gives no formula for that roof "
-            f"(it models {modeled})",
-            f"give the formula of the {entry.bound_by} roof, or change bound_by",
+            f"({quantity}); it models {', '.join(modeled)}",
+            f"give arithmetic_intensity.{quantity}, or change bound_by",
         )
         return
     verdicts = [(r, r.verdict) for r in results]
@@ -254,5 +221,6 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
                 result = evaluate(entry, context.formulas, device, check.overrides)
             except EvaluationError:
                 continue  # reported by evaluates, or by known-override
-            for failure in check_failures(check, result, context.formulas):
+            units = {d.name: d.unit for d in entry.derived}
+            for failure in check_failures(check, result, context.formulas, units):
                 yield check.where.error(CHECK, failure, f"claim: {check.claim}", at=("expect",))

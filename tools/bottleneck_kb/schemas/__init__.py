@@ -245,6 +245,12 @@ def _consts(node: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 @cache
+def vocabulary(kind: str, definition: str) -> tuple[str, ...]:
+    """The values `$defs/<definition>` of `kind`'s schema allows (namespaces, device figures)."""
+    return _consts(schema(kind)["$defs"][definition])
+
+
+@cache
 def default_dtype() -> str:
     """The dtype of an entry that names none."""
     default: str = schema(ENTRY)["properties"]["arithmetic_intensity"]["properties"]["dtype"][

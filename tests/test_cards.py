@@ -1,0 +1,162 @@
+"""The cards' new fields: roof formulas, derived values, related links. Their numbers are held
+here against the catalog until the evaluation computes every roof; everything is computed
+from the repository, so adding a valid entry or device keeps these tests green."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from bottleneck_kb import formula
+from bottleneck_kb.kb import KnowledgeBase, read_entry
+from bottleneck_kb.model import Device, Entry, parameter_names
+from bottleneck_kb.schemas import ENTRY, schema, vocabulary
+
+from .conftest import FIXTURES, REPOSITORY
+
+SYMMETRIC = {"compares_to", "alternative_to"}
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    loaded = KnowledgeBase.load(REPOSITORY)
+    assert loaded.diagnostics == []
+    return loaded
+
+
+def _figures(device: Device, entry: Entry) -> dict[str, float]:
+    """The device's figures by the names formulas read them by (link bandwidths per
+    direction, as the model holds them)."""
+    figures = {name: measure.value for name, measure in device.quantities.items()}
+    peak = device.peak_flops.get(entry.intensity.dtype)
+    if peak is not None:
+        figures["peak_flops"] = peak.value
+    return figures
+
+
+def _derived(
+    entry: Entry, values: Mapping[str, float], figures: Mapping[str, float]
+) -> dict[str, float]:
+    """The derived values at `values`, in order; those that need a figure the device does not
+    publish (or a value that does) are left out."""
+    known = {**figures, **values}
+    names = {*entry.symbols, *vocabulary(ENTRY, "device_figure"), *(d.name for d in entry.derived)}
+    derived = {}
+    for item in entry.derived:
+        parsed = formula.parse(item.formula.text, names)
+        if parsed.symbols <= known.keys():
+            derived[item.name] = known[item.name] = formula.evaluate(parsed, known)
+    return derived
+
+
+def _corners(entry: Entry) -> Iterator[dict[str, float]]:
+    """The typical point, and each symbol at each end of its range with the others typical."""
+    typical = {s.symbol: s.typical for s in entry.scales_with if s.typical is not None}
+    yield typical
+    for symbol in entry.scales_with:
+        if symbol.range is not None:
+            for end in symbol.range:
+                yield {**typical, symbol.symbol: end}
+
+
+def test_every_derived_value_is_finite_across_the_ranges(kb: KnowledgeBase) -> None:
+    evaluated = 0
+    for entry, device in itertools.product(kb.entries, kb.catalog.devices.values()):
+        for values in _corners(entry):
+            evaluated += len(_derived(entry, values, _figures(device, entry)))
+    assert evaluated > 0
+
+
+def test_every_derived_expectation_holds_where_the_catalog_has_the_figures(
+    kb: KnowledgeBase,
+) -> None:
+    judged = []
+    for entry in kb.entries:
+        typical = {s.symbol: s.typical for s in entry.scales_with if s.typical is not None}
+        for check in entry.checks:
+            for device_id in check.devices:
+                device = kb.catalog.devices[device_id]
+                values = {**typical, **check.overrides}
+                derived = _derived(entry, values, _figures(device, entry))
+                for name, (low, high) in check.derived.items():
+                    if name not in derived:
+                        continue
+                    value = derived[name]
+                    assert low is None or value >= low, (entry.id, check.claim, name, value)
+                    assert high is None or value <= high, (entry.id, check.claim, name, value)
+                    judged.append((entry.id, name))
+    assert ("flops/speculative-draft", "speedup") in judged
+    assert ("collective/tensor-parallel-all-reduce", "message_bytes") in judged
+    assert ("collective/tensor-parallel-all-reduce", "crossover_tokens") in judged
+
+
+def test_the_draft_speedup_follows_leviathan_et_al(kb: KnowledgeBase) -> None:
+    entry = kb.entry("flops/speculative-draft")
+    assert entry is not None
+    device = kb.catalog.devices["nvidia-h100-sxm"]
+    typical = {s.symbol: s.typical for s in entry.scales_with if s.typical is not None}
+    at = {**typical, "a": 0.75, "k": 7.0, "N_d": 7.7e7, "N_t": 1.1e10}
+
+    derived = _derived(entry, at, _figures(device, entry))
+
+    # (1 - 0.75**8) / 0.25 = 3.5995..., c = 77M / 11B = 0.007, 3.5995 / (7 * 0.007 + 1)
+    assert derived["accepted_tokens"] == pytest.approx(3.59954833984375)
+    assert derived["cost_ratio"] == pytest.approx(0.007)
+    assert derived["speedup"] == pytest.approx(3.4314092848844138)
+
+
+def test_symmetric_links_go_both_ways(kb: KnowledgeBase) -> None:
+    links = {(e.id, r.id, r.relation) for e in kb.entries for r in e.related}
+    assert links
+    missing = [
+        (source, target, relation)
+        for source, target, relation in links
+        if relation in SYMMETRIC and (target, source, relation) not in links
+    ]
+    assert missing == []
+
+
+def test_every_related_relation_is_in_the_vocabulary(kb: KnowledgeBase) -> None:
+    item = schema(ENTRY)["properties"]["related"]["items"]
+    relations = {option["const"] for option in item["properties"]["relation"]["oneOf"]}
+    assert {r.relation for e in kb.entries for r in e.related} <= relations
+
+
+def test_device_figures_are_fields_of_the_hardware_schema() -> None:
+    figures = set(vocabulary(ENTRY, "device_figure")) - {"peak_flops"}
+    assert figures <= set(parameter_names())
+    assert "peak_flops.bf16" in parameter_names()
+
+
+def test_the_model_reads_every_new_field_with_its_location(tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    (root / "entries" / "fixtures").mkdir(parents=True)
+    path = root / "entries" / "fixtures" / "full.yaml"
+    path.write_bytes((FIXTURES / "valid" / "full.yaml").read_bytes())
+
+    entry, problems = read_entry(path, root)
+
+    assert problems == []
+    assert entry is not None
+    latency = entry.intensity.latency
+    assert latency is not None
+    assert latency.text == "k * t_l"
+    assert latency.where.pointer == ("arithmetic_intensity", "latency")
+    assert entry.intensity.interconnect_bytes is not None
+    assert entry.intensity.footprint is not None
+    assert entry.intensity.footprint.text == "2 * N_d"
+    assert [(d.name, d.unit) for d in entry.derived] == [("ridge_k", "tokens"), ("headroom", "x")]
+    assert entry.derived[1].formula.where.pointer == ("derived", 1, "formula")
+    assert [(r.id, r.relation) for r in entry.related] == [("fixtures/minimal", "compares_to")]
+    (check,) = entry.checks
+    assert check.derived == {"headroom": (1, None)}
+    assert check.bounds == {
+        "intensity": (8, 8),
+        "time": (None, 1.0e-3),
+        "interconnect_bytes": (1, None),
+        "latency": (None, 1),
+        "footprint": (None, 1.0e12),
+    }

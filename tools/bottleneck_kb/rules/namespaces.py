@@ -1,0 +1,48 @@
+"""Namespaces: the part of an entry id before the slash comes from the schema's vocabulary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..diagnostics import Diagnostic
+from ..model import Entry
+from ..schemas import ENTRY, suggest, vocabulary
+from . import Context, Scope, rule
+
+UNKNOWN_NAMESPACE = "KB211"
+
+
+@rule(UNKNOWN_NAMESPACE, "known-namespace", Scope.ENTRY)
+def known_namespace(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """An entry's namespace is one the entry schema documents.
+
+    ## What it checks
+    That the part of `id` before the slash is a value of `$defs/namespace` in the entry
+    schema (flops, gemm, attention, collective, runtime, speculative, ...).
+    ## Why it matters
+    Namespaces group entries of one family on the site and in `entries/`; a misspelt or
+    ad-hoc namespace scatters them and is usually a typo in the folder name.
+    ## How to fix
+    Move the file to a documented namespace, or add the new namespace to `$defs/namespace`
+    of the entry schema, with a description, in the same pull request.
+    ## Fails
+    ```yaml
+    # file: entries/gem/minimal.yaml
+    id: gem/minimal
+    ```
+    ## Passes
+    ```yaml
+    # file: entries/gemm/minimal.yaml
+    id: gemm/minimal
+    ```
+    """
+    namespace = entry.id.partition("/")[0]
+    allowed = vocabulary(ENTRY, "namespace")
+    if namespace not in allowed:
+        yield entry.source.error_at(
+            UNKNOWN_NAMESPACE,
+            ("id",),
+            f"'{namespace}' is not a namespace",
+            suggest(namespace, allowed, "namespaces")
+            + "; a new one is added to $defs/namespace of the entry schema, with a description",
+        )
