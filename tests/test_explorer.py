@@ -27,9 +27,10 @@ import pytest
 from click.testing import CliRunner
 
 from bottleneck_kb.cli import main
-from bottleneck_kb.evaluation import evaluate_entry
+from bottleneck_kb.evaluation import check_overrides, evaluate_entry, select_devices
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
+from bottleneck_kb.roofline import evaluate, parse_formulas
 from bottleneck_kb.site.explorer import (
     compare_body,
     entry_script,
@@ -45,7 +46,6 @@ SCREENSHOTS = REPOSITORY / "build" / "screenshots"
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
 H100 = "nvidia-h100-sxm"
 POINTS = 20
-QUANTITIES = ("flops", "bytes", "intensity", "ridge", "compute_time", "memory_time", "time")
 HOSTILE = "flops/hostile-explorer"
 HOSTILE_FORMULA = "flops/hostile-formula"
 WEIGHT_LIMIT = 300 * 1024
@@ -239,14 +239,22 @@ def random_point(entry: Entry, rng: random.Random) -> dict[str, float]:
 
 
 def assert_agrees(shown: dict[str, dict[str, str]], expected: dict[str, Any], where: str) -> None:
+    """The page's rows hold every number of the library's results: work, intensity, ridge,
+    every roof's time, the lower bound, the derived values, and the verdict."""
     assert sorted(shown) == sorted(expected), where
     for device, result in expected.items():
         row = shown[device]
         assert row["verdict"] == result.verdict, (where, device)
-        for quantity in QUANTITIES:
-            got = float(row[quantity.replace("compute_time", "compute_time")])
-            want = getattr(result, quantity)
-            assert math.isclose(got, want, rel_tol=1e-9), (where, device, quantity, got, want)
+        numbers = {name: getattr(result, name) for name in ("flops", "bytes", "intensity", "ridge")}
+        numbers["time"] = result.time
+        numbers.update({f"{roof}_time": t for roof, t in result.times.items()})
+        numbers.update({f"derived.{name}": v for name, v in result.derived.items()})
+        assert {k for k in row if k.endswith("_time") or k.startswith("derived.")} == {
+            k for k in numbers if k.endswith("_time") or k.startswith("derived.")
+        }, (where, device)
+        for name, want in numbers.items():
+            got = float(row[name])
+            assert math.isclose(got, want, rel_tol=1e-9), (where, device, name, got, want)
 
 
 def test_every_entry_agrees_with_the_library_at_random_points(
@@ -257,23 +265,33 @@ def test_every_entry_agrees_with_the_library_at_random_points(
     assert entries
     for entry in entries:
         rng = random.Random(entry.id)
+        formulas, _ = parse_formulas(entry)
+        assert formulas is not None
+        devices, _ = select_devices(entry, formulas, catalog)
         modeled = [i for i, w in enumerate(entry.workarounds) if w.model is not None]
+        page = browser.open(entry_url(entry.id))
         for n in range(POINTS):
             point = random_point(entry, rng)
-            workaround = rng.choice([None, *range(len(modeled))])
-            evaluation = evaluate_entry(entry, catalog, overrides=point, symbolic=False)
-            results = (
-                evaluation.results
-                if workaround is None
-                else list(evaluation.workarounds[workaround].modeled.values())
-            )
+            check_overrides(entry, point)
+            chosen = rng.choice([None, *range(len(modeled))])
+            workaround = None if chosen is None else modeled[chosen]
+            expected = {
+                d.id: evaluate(entry, formulas, d, point, workaround=workaround) for d in devices
+            }
             fragment = "&".join(f"{k}={v!r}" for k, v in point.items())
-            if workaround is not None:
-                fragment += f"&@w={workaround}"
+            if chosen is not None:
+                fragment += f"&@w={chosen}"
             where = f"{entry.id} #{n}: {fragment}"
-            page = browser.open(f"{entry_url(entry.id)}#{fragment}")
+            # The page follows a change of fragment, as a reader's back button would.
+            page.evaluate(
+                """h => new Promise(done => {
+                    addEventListener("hashchange", () => setTimeout(done), {once: true});
+                    location.hash = h;
+                })""",
+                fragment,
+            )
             assert page.locator(".kb-x-notes li").count() == 0, where
-            assert_agrees(table(page), {r.device: r for r in results}, where)
+            assert_agrees(table(page), expected, where)
     assert browser.errors == []
 
 
@@ -370,21 +388,32 @@ def test_compare_page_shows_entries_side_by_side(
     page.wait_for_selector(".kb-compare .kb-x-results tr[data-entry]")
     rows = page.eval_on_selector_all(
         ".kb-compare tr[data-entry]",
-        "rows => rows.map(r => [r.dataset.entry, r.dataset.device, "
-        "r.querySelector('[data-quantity=verdict]').dataset.value, "
-        "r.querySelector('[data-quantity=time]').dataset.value])",
+        """rows => rows.map(r => [r.dataset.entry, r.dataset.device, Object.fromEntries(
+            [...r.querySelectorAll('[data-quantity]')].map(c => [c.dataset.quantity,
+             c.dataset.value === undefined ? c.textContent : c.dataset.value]))])""",
     )
+    shared = page.eval_on_selector_all(
+        ".kb-compare input[data-symbol]",
+        "fields => Object.fromEntries(fields.map(f => [f.dataset.symbol, Number(f.value)]))",
+    )
+    ranges = [e.symbols["B"].range for e in entries if "B" in e.symbols]
+    low = max(r[0] for r in ranges if r is not None)
+    high = min(r[1] for r in ranges if r is not None)
+    assert shared["B"] == min(max(80, low), high)  # the same batch for all, in every range
     catalog = knowledge_base.catalog.devices
     assert len(rows) == 2 * len(entries)
-    for entry_id, device, verdict, time in rows:
+    for entry_id, device, shown in rows:
         entry = knowledge_base.entry(entry_id)
         assert entry is not None
-        at = {"B": 80.0} if "B" in entry.symbols else {}
-        result = evaluate_entry(entry, catalog, on=[device], overrides=at, symbolic=False).results[
-            0
-        ]
-        assert verdict == result.verdict
-        assert math.isclose(float(time), result.time, rel_tol=1e-9)
+        at = {k: v for k, v in shared.items() if k in entry.symbols}
+        evaluation = evaluate_entry(entry, catalog, on=[device], overrides=at, symbolic=False)
+        if evaluation.skipped:
+            assert shown == {"skipped": evaluation.skipped[0].reason}
+            continue
+        result = evaluation.results[0]
+        assert shown["verdict"] == result.verdict
+        assert math.isclose(float(shown["time"]), result.time, rel_tol=1e-9)
+    assert any("verdict" in shown for _, _, shown in rows)
 
 
 def test_no_request_left_localhost_and_the_page_is_light(browser: Browser, built: Path) -> None:

@@ -70,6 +70,7 @@ def payload() -> dict[str, Any]:
         ],
         "roofs": [{"name": n, "quantity": q, "figure": f} for n, q, f in roofs],
         "capacity": {"name": "capacity", "quantity": "footprint", "figure": "memory_capacity"},
+        "needs": [*FIGURES, "memory_capacity"],
         "workarounds": [{"title": "fewer launches", "set": {"n": 1.0}}],
         "devices": [
             {"id": "fast", "name": "Fast", "figures": FAST},
@@ -159,7 +160,7 @@ def test_the_first_listed_roof_wins_a_tie(run: Any) -> None:
     assert fast["verdict"] == "compute"
 
 
-def test_derived_values_in_order_and_their_refusals(run: Any) -> None:
+def test_derived_values_in_order_and_their_refusals_as_the_evaluators(run: Any) -> None:
     defined, undefined = run(state(n=1, k=4, a=0.5), state(n=1, k=4, a=1))
     assert defined["results"][0]["derived"] == {"accepted": 1.9375, "speedup": 0.96875}
     names = (*SYMBOLS, *FIGURES)
@@ -167,6 +168,6 @@ def test_derived_values_in_order_and_their_refusals(run: Any) -> None:
         evaluate(
             parse(DERIVED[0][1], names), {"a": 1.0, "k": 4.0, "n": 1.0, **{f: 1.0 for f in FIGURES}}
         )
-    expected = f"derived: {refused.value.message} (at offset {refused.value.offset})"
-    assert undefined["results"][0]["derivedError"] == expected
-    assert undefined["results"][0]["verdict"] == "memory"
+    expected = f"accepted: {refused.value.message} (at offset {refused.value.offset})"
+    assert undefined["results"][0]["error"] == expected
+    assert "verdict" not in undefined["results"][0]

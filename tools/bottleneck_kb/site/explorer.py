@@ -3,7 +3,7 @@
 
 Per entry, one script asset (`assets/explorer/entries/<id>.js`) registers the entry's payload (its
 symbols with ranges, the roofs in the order that breaks ties, each workaround's settings, the
-devices with the figures the roofs read) and its formulas compiled from the validated trees by
+devices with the figures the formulas read) and its formulas compiled from the validated trees by
 `formula_js`. Entry pages load it through `explorer_block`; the compare page loads the entries a
 reader picks. Nothing a contributor wrote reaches a script as code: text goes through JSON
 (escaped for HTML), formulas through `formula_js`.
@@ -19,7 +19,7 @@ from typing import Any
 from ..evaluation import select_devices
 from ..formula import Formula
 from ..model import PEAK_FLOPS, Device, Entry
-from ..roofline import parse_formulas
+from ..roofline import CAPACITY, ROOFS, Roof, figures_needed, parse_formulas
 from .formula_js import compile_formula, js_literal
 
 __all__ = [
@@ -44,10 +44,6 @@ RUNTIME, EXPLORER, STYLES = ASSETS
 #: The compare page, below the docs folder.
 COMPARE = "compare.md"
 
-#: The roofs, in the order that breaks a tie: the `bound_by` value that names each, the entry
-#: formula giving its demand, and the device figure dividing it (None: the formula is seconds).
-_ROOFS = (("compute", "flops", PEAK_FLOPS), ("memory", "bytes", "memory_bandwidth"))
-
 
 def script_path(entry_id: str) -> str:
     """The entry's explorer script below the site's root."""
@@ -55,15 +51,20 @@ def script_path(entry_id: str) -> str:
 
 
 def _figures(device: Device, names: Iterable[str]) -> dict[str, Any]:
-    """The device's figures by the names formulas read them under: `peak_flops` is the dense
-    peak of each dtype the device lists (the reader may pick another dtype than the entry's)."""
+    """The device's datasheet figures by the names formulas read them under, those it has:
+    `peak_flops` is the dense peak of each dtype it lists (the reader may pick another dtype
+    than the entry's)."""
     figures: dict[str, Any] = {}
     for name in names:
         if name == PEAK_FLOPS:
             figures[name] = {t: m.value for t, m in device.peak_flops.items()}
-        elif name in device.quantities:
-            figures[name] = device.quantities[name].value
+        elif (measure := device.parameter(name)) is not None:
+            figures[name] = measure.value
     return figures
+
+
+def _roof(roof: Roof) -> dict[str, str | None]:
+    return {"name": roof.name, "quantity": roof.quantity, "figure": roof.figure}
 
 
 def _functions(named: Mapping[str, Formula]) -> str:
@@ -95,25 +96,23 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
     formulas, _ = parse_formulas(entry)
     if formulas is None:
         return None
-    base = {"flops": formulas.flops, "bytes": formulas.bytes}
+    base = {"flops": formulas.flops, "bytes": formulas.bytes, **formulas.others}
     workarounds = []
     replacements = []
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is None:
             continue
         flops, bytes_ = formulas.workaround[index]
-        replacements.append(
-            {
-                name: parsed
-                for name, parsed in (("flops", flops), ("bytes", bytes_))
-                if parsed is not None
-            }
-        )
+        replaced = {
+            name: parsed
+            for name, parsed in (("flops", flops), ("bytes", bytes_))
+            if parsed is not None
+        }
+        replacements.append({**replaced, **formulas.workaround_others[index]})
         workarounds.append({"title": workaround.title, "set": workaround.model.overrides})
     given = set(base).union(*replacements)
-    roofs = [{"name": n, "quantity": q, "figure": f} for n, q, f in _ROOFS if q in given]
-    figures = [roof["figure"] for roof in roofs if roof["figure"] is not None]
-    chosen, _ = select_devices(entry, {d.id: d for d in devices})
+    needs = figures_needed(formulas)
+    chosen, _ = select_devices(entry, formulas, {d.id: d for d in devices})
     payload = {
         "id": entry.id,
         "title": entry.title,
@@ -128,13 +127,14 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
             }
             for s in entry.scales_with
         ],
-        "roofs": roofs,
-        "capacity": None,
+        "roofs": [_roof(r) for r in ROOFS if r.quantity in given],
+        "capacity": _roof(CAPACITY) if CAPACITY.quantity in given else None,
+        "needs": needs,
         "workarounds": workarounds,
-        "devices": [{"id": d.id, "name": d.name, "figures": _figures(d, figures)} for d in devices],
+        "devices": [{"id": d.id, "name": d.name, "figures": _figures(d, needs)} for d in devices],
         "evaluated": [d.id for d in chosen],
     }
-    return script(payload, base, (), replacements)
+    return script(payload, base, formulas.derived, replacements)
 
 
 def explorer_assets(entries: Sequence[Entry], devices: Sequence[Device]) -> dict[str, str]:

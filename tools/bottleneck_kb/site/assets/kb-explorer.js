@@ -75,30 +75,44 @@
   /* The work on one device's roofs: the entry's other formulas (which may read the device's
      figures by name) and derived values, the time each roof gives, the lower bound (the
      slowest roof, overlap assumed) and the verdict (the roof that sets it, the first listed
-     on a tie; capacity when a footprint does not fit in memory). */
+     on a tie; capacity when a footprint does not fit in memory). A device lacking a figure
+     the entry reads is skipped and named. */
   function onDevice(entry, state, done, device) {
     var data = entry.data;
     var dtype = state.dtype;
     var result = { device: device.id, name: device.name };
-    if (done.error) { result.error = done.error; return result; }
     var peaks = device.figures.peak_flops || {};
-    if (!(dtype in peaks)) { result.skipped = "no dense " + dtype + " peak in the catalog"; return result; }
+    var missing = data.needs.filter(function (name) {
+      return name === "peak_flops" ? !(dtype in peaks) : !(name in device.figures);
+    }).map(function (name) { return name === "peak_flops" ? "dense " + dtype + " peak" : name; });
+    if (missing.length) { result.skipped = "no " + missing.join(", ") + " in the catalog"; return result; }
+    if (done.error) { result.error = done.error; return result; }
     var env = {};
     Object.keys(done.values).forEach(function (k) { env[k] = done.values[k]; });
     Object.keys(device.figures).forEach(function (k) { env[k] = device.figures[k]; });
     env.peak_flops = peaks[dtype];
     var q = { flops: done.quantities.flops, bytes: done.quantities.bytes };
-    var others = Object.keys(entry.compiled.formulas).filter(function (k) { return !(k in q); });
+    var replaced = state.workaround === null ? {} : entry.compiled.workarounds[state.workaround];
+    var others = Object.keys(entry.compiled.formulas).concat(Object.keys(replaced)).filter(function (k, i, all) {
+      return !(k in q) && all.indexOf(k) === i;
+    });
+    var name = null;
     try {
-      others.forEach(function (name) { q[name] = formulaFor(entry, state, name)(env); });
+      others.forEach(function (other) {
+        name = other;
+        var value = formulaFor(entry, state, other)(env);
+        if (value < 0) throw new R.FormulaError(other + " must be >= 0; got " + R.g(value), 0);
+        q[other] = value;
+      });
+      result.derived = {};
+      entry.compiled.derived.forEach(function (pair) {
+        name = pair[0];
+        result.derived[pair[0]] = env[pair[0]] = pair[1](env);
+      });
     } catch (e) {
-      result.error = refusal(others.filter(function (n) { return !(n in q); })[0], e);
+      result.error = refusal(name, e);
       return result;
     }
-    var missing = data.roofs.concat(data.capacity ? [data.capacity] : []).filter(function (roof) {
-      return roof.quantity in q && roof.figure !== null && !(roof.figure in env);
-    });
-    if (missing.length) { result.skipped = "no " + missing[0].figure + " in the catalog"; return result; }
     result.flops = q.flops;
     result.bytes = q.bytes;
     result.quantities = q;
@@ -115,16 +129,6 @@
     var capacity = data.capacity;
     if (capacity && capacity.quantity in q && q[capacity.quantity] > env[capacity.figure]) {
       result.verdict = capacity.name;
-    }
-    result.derived = {};
-    try {
-      entry.compiled.derived.forEach(function (pair) {
-        var value = pair[1](env);
-        env[pair[0]] = value;
-        result.derived[pair[0]] = value;
-      });
-    } catch (e) {
-      result.derivedError = refusal("derived", e);
     }
     return result;
   }
@@ -449,7 +453,8 @@
       row.appendChild(el("td", {}, [r.name]));
       if (r.error || r.skipped) {
         var why = r.error ? "undefined here: " + r.error : "skipped: " + r.skipped;
-        row.appendChild(el("td", { colspan: String(header.length - 1), "class": "kb-x-undefined", "data-quantity": "error" }, [why]));
+        row.appendChild(el("td", { colspan: String(header.length - 1), "class": "kb-x-undefined",
+          "data-quantity": r.error ? "error" : "skipped" }, [why]));
         if (r.error && notes.indexOf(why) < 0) notes.push("The model is " + why);
       } else {
         row.appendChild(cell("flops", r.flops, si(r.flops, "FLOP")));
@@ -463,10 +468,8 @@
         });
         row.appendChild(cell("time", r.time, seconds(r.time)));
         derived.forEach(function (name) {
-          row.appendChild(name in r.derived ? cell("derived." + name, r.derived[name], plain(r.derived[name])) :
-            el("td", { "class": "kb-x-undefined" }, [r.derivedError]));
+          row.appendChild(cell("derived." + name, r.derived[name], plain(r.derived[name])));
         });
-        if (r.derivedError && notes.indexOf(r.derivedError) < 0) notes.push("Undefined here: " + r.derivedError);
       }
       body.appendChild(row);
     });
@@ -728,7 +731,8 @@
           row.appendChild(el("td", { "class": "kb-verdict kb-" + r.verdict, "data-quantity": "verdict", "data-value": r.verdict }, [r.verdict]));
           row.appendChild(cell("time", r.time, seconds(r.time)));
         } else {
-          row.appendChild(el("td", { colspan: "2", "class": "kb-x-undefined" }, [r.error || r.skipped]));
+          row.appendChild(el("td", { colspan: "2", "class": "kb-x-undefined",
+            "data-quantity": r.error ? "error" : "skipped" }, [r.error || r.skipped]));
         }
         body.appendChild(row);
       });
@@ -743,7 +747,14 @@
   function start() {
     Array.prototype.forEach.call(document.querySelectorAll(".kb-explorer[data-entry]"), function (root) {
       var id = root.getAttribute("data-entry");
-      if (registry[id]) root.explorer = new Explorer(root, registry[id]);
+      if (!registry[id]) return;
+      root.explorer = new Explorer(root, registry[id]);
+      // A fragment changed by the reader (or the back button) is a new state to show;
+      // the explorer's own writes use replaceState, which fires no hashchange.
+      window.addEventListener("hashchange", function () {
+        root.textContent = "";
+        root.explorer = new Explorer(root, registry[id]);
+      });
     });
     var compare = document.querySelector(".kb-compare");
     var listing = document.getElementById("kb-compare-entries");
