@@ -319,6 +319,9 @@ def test_the_batch_slider_flips_the_lm_head_where_kb_eval_does(browser: Browser)
         assert math.isclose(float(row["time"]), expected["time"], rel_tol=1e-9)
         verdicts[batch] = row["verdict"]
     assert verdicts == {79: "memory", 80: "compute"}
+    # The charts follow: the reader's batch marked, a time line for each of the two roofs.
+    assert page.locator(".kb-x-svg").count() == 2
+    assert page.locator(".kb-x-times .kb-x-line polyline").count() == 2
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "explorer-lm-head-b80.png"), full_page=True)
     link = page.locator(".kb-x-link").get_attribute("href")

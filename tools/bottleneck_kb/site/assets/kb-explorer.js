@@ -489,8 +489,68 @@
     this.renderChart(evaluation);
   };
 
+  /* A line chart over one symbol's range: `lines` (label, points, class), horizontal `levels`
+     (label, y, class), the reader's value `at` marked; log axes where values span decades. */
+  function lineChart(symbol, ylabel, format, lines, levels, at) {
+    var ys = [];
+    lines.forEach(function (l) { l.points.forEach(function (p) { ys.push(p[1]); }); });
+    levels.forEach(function (l) { ys.push(l.y); });
+    ys = ys.filter(function (y) { return y > 0; });
+    if (!ys.length) return null;
+    var W = 640, H = 300, left = 72, right = 16, top = 12, bottom = 40;
+    var xlog = isLog(symbol), lo = symbol.range[0], hi = symbol.range[1];
+    var ymin = Math.min.apply(null, ys), ymax = Math.max.apply(null, ys);
+    var ylog = ymax / ymin > 10;
+    if (ymin === ymax) { ymin = ymin / 2; ymax = ymax * 2; }
+    function fx(x) {
+      var t = xlog ? Math.log(x / lo) / Math.log(hi / lo) : (x - lo) / (hi - lo);
+      return left + t * (W - left - right);
+    }
+    function fy(y) {
+      var t = ylog ? Math.log(y / ymin) / Math.log(ymax / ymin) : (y - ymin) / (ymax - ymin);
+      return H - bottom - t * (H - top - bottom);
+    }
+    var chart = svg("svg", { "class": "kb-chart kb-x-svg", viewBox: "0 0 " + W + " " + H, role: "img",
+      "aria-label": ylabel + " against " + symbol.symbol });
+    chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: H - bottom, x2: W - right, y2: H - bottom }));
+    chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: top, x2: left, y2: H - bottom }));
+    [[lo, "start"], [hi, "end"]].forEach(function (p) {
+      chart.appendChild(svg("text", { x: fx(p[0]), y: H - bottom + 16, "text-anchor": p[1] }, [plain(p[0])]));
+    });
+    chart.appendChild(svg("text", { x: (left + W - right) / 2, y: H - 6, "text-anchor": "middle" },
+      [symbol.symbol + (symbol.unit ? " (" + symbol.unit + ")" : "") + (xlog ? ", log scale" : "")]));
+    [[ymin, H - bottom], [ymax, top + 10]].forEach(function (p) {
+      chart.appendChild(svg("text", { x: left - 4, y: p[1], "text-anchor": "end" }, [format(p[0])]));
+    });
+    var middle = top + (H - top - bottom) / 2;
+    chart.appendChild(svg("text", { x: 12, y: middle, transform: "rotate(-90 12 " + middle + ")",
+      "text-anchor": "middle" }, [ylabel + (ylog ? ", log" : "")]));
+    levels.forEach(function (level, i) {
+      var y = fy(level.y);
+      var group = svg("g", { "class": "kb-ridge " + level.cls });
+      group.appendChild(svg("line", { x1: left, x2: W - right, y1: y, y2: y }));
+      group.appendChild(svg("text", { x: W - right - 4, y: y + (i % 2 ? 14 : -4), "text-anchor": "end" }, [level.label]));
+      chart.appendChild(group);
+    });
+    lines.forEach(function (line) {
+      var points = line.points.filter(function (p) { return p[1] > 0 || !ylog; });
+      if (points.length < 2) return;
+      var group = svg("g", { "class": "kb-x-line " + line.cls });
+      group.appendChild(svg("polyline", { points: points.map(function (p) {
+        return fx(p[0]).toFixed(1) + "," + fy(p[1]).toFixed(1); }).join(" ") }));
+      var last = points[points.length - 1];
+      if (line.label) group.appendChild(svg("text", { x: fx(last[0]) - 4, y: fy(last[1]) - 4, "text-anchor": "end" }, [line.label]));
+      chart.appendChild(group);
+    });
+    if (at !== undefined) {
+      chart.appendChild(svg("line", { "class": "kb-x-now", x1: fx(at), x2: fx(at), y1: top, y2: H - bottom }));
+    }
+    return chart;
+  }
+
   /* Intensity as one symbol sweeps its range (the others at the reader's values), against each
-     chosen device's ridge point; the reader's value marked. */
+     chosen device's ridge point; and the time on each roof of the first chosen device, whose
+     crossings are where its verdict flips. */
   Explorer.prototype.renderChart = function (evaluation) {
     var data = this.entry.data;
     var self = this;
@@ -506,68 +566,58 @@
       picker.appendChild(option);
     });
     picker.addEventListener("change", function () { self.sweep = picker.value; self.renderChart(evaluate(data.id, self.state)); });
-    var points = this.curve(symbol);
-    var ridges = evaluation.results.filter(function (r) { return r.verdict; });
-    var ys = points.map(function (p) { return p[1]; }).concat(ridges.map(function (r) { return r.ridge; }));
-    if (!ys.length) return;
-    var W = 640, H = 300, left = 64, right = 16, top = 12, bottom = 40;
-    var xlog = isLog(symbol), lo = symbol.range[0], hi = symbol.range[1];
-    var ymin = Math.min.apply(null, ys), ymax = Math.max.apply(null, ys);
-    var ylog = ymin > 0 && ymax / ymin > 10;
-    if (ymin === ymax) { ymin = ymin / 2; ymax = ymax * 2 || 1; }
-    function fx(x) {
-      var t = xlog ? Math.log(x / lo) / Math.log(hi / lo) : (x - lo) / (hi - lo);
-      return left + t * (W - left - right);
-    }
-    function fy(y) {
-      var t = ylog ? Math.log(y / ymin) / Math.log(ymax / ymin) : (y - ymin) / (ymax - ymin);
-      return H - bottom - t * (H - top - bottom);
-    }
-    var chart = svg("svg", { "class": "kb-chart kb-x-svg", viewBox: "0 0 " + W + " " + H, role: "img",
-      "aria-label": "intensity against " + symbol.symbol });
-    chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: H - bottom, x2: W - right, y2: H - bottom }));
-    chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: top, x2: left, y2: H - bottom }));
-    [[lo, "start"], [hi, "end"]].forEach(function (p) {
-      chart.appendChild(svg("text", { x: fx(p[0]), y: H - bottom + 16, "text-anchor": p[1] }, [plain(p[0])]));
-    });
-    chart.appendChild(svg("text", { x: (left + W - right) / 2, y: H - 6, "text-anchor": "middle" },
-      [symbol.symbol + (symbol.unit ? " (" + symbol.unit + ")" : "") + (xlog ? ", log scale" : "")]));
-    [[ymin, H - bottom], [ymax, top + 10]].forEach(function (p) {
-      chart.appendChild(svg("text", { x: left - 4, y: p[1], "text-anchor": "end" }, [ratio(p[0])]));
-    });
-    chart.appendChild(svg("text", { x: 12, y: top + (H - top - bottom) / 2, transform: "rotate(-90 12 " + (top + (H - top - bottom) / 2) + ")",
-      "text-anchor": "middle" }, ["intensity (FLOP/B)" + (ylog ? ", log" : "")]));
-    ridges.slice(0, 8).forEach(function (r, i) {
-      var y = fy(r.ridge);
-      var group = svg("g", { "class": "kb-ridge kb-series-" + (i % 6) });
-      group.appendChild(svg("line", { x1: left, x2: W - right, y1: y, y2: y }));
-      group.appendChild(svg("text", { x: W - right - 4, y: y + (i % 2 ? 14 : -4), "text-anchor": "end" }, [r.name + " ridge"]));
-      chart.appendChild(group);
-    });
-    if (points.length > 1) {
-      chart.appendChild(svg("polyline", { "class": "kb-curve", points: points.map(function (p) {
-        return fx(p[0]).toFixed(1) + "," + fy(p[1]).toFixed(1); }).join(" ") }));
-    }
+    this.chart.appendChild(el("p", {}, [el("label", {}, ["Charts as ", picker, " sweeps its range"])]));
     var at = evaluation.values[symbol.symbol];
-    if (at !== undefined) {
-      chart.appendChild(svg("line", { "class": "kb-x-now", x1: fx(at), x2: fx(at), y1: top, y2: H - bottom }));
+    var good = evaluation.results.filter(function (r) { return r.verdict; });
+    var intensity = lineChart(symbol, "intensity (FLOP/B)", ratio,
+      [{ label: "", points: this.curve(symbol), cls: "kb-curve" }],
+      good.slice(0, 6).map(function (r, i) { return { label: r.name + " ridge", y: r.ridge, cls: "kb-series-" + i }; }), at);
+    if (intensity) this.chart.appendChild(intensity);
+    if (!good.length) return;
+    var device = data.devices.filter(function (d) { return d.id === good[0].device; })[0];
+    var lines = data.roofs.map(function (roof, i) { return { label: roof.name, points: [], cls: "kb-series-" + i, roof: roof.name }; });
+    this.sweepPoints(symbol).forEach(function (x) {
+      var state = self.stateAt(symbol.symbol, x);
+      var result = onDevice(self.entry, state, work(self.entry, state), device);
+      if (!result.times) return;
+      lines.forEach(function (line) {
+        if (line.roof in result.times) line.points.push([x, result.times[line.roof]]);
+      });
+    });
+    var times = lineChart(symbol, "time", seconds, lines, [], at);
+    if (times) {
+      this.chart.appendChild(el("p", { "class": "kb-x-caption" }, ["The time each roof gives on " + device.name +
+        ", the first device chosen: the highest is the lower bound, and where lines cross the verdict flips."]));
+      times.classList.add("kb-x-times");
+      this.chart.appendChild(times);
     }
-    this.chart.appendChild(el("p", {}, [el("label", {}, ["Chart: intensity as ", picker, " sweeps its range"])]));
-    this.chart.appendChild(chart);
+  };
+
+  Explorer.prototype.sweepPoints = function (symbol) {
+    var lo = symbol.range[0], hi = symbol.range[1];
+    var points = [];
+    for (var i = 0; i < CHART_POINTS; i++) {
+      var t = i / (CHART_POINTS - 1);
+      points.push(isLog(symbol) ? lo * Math.pow(hi / lo, t) : lo + (hi - lo) * t);
+    }
+    return points;
+  };
+
+  /* The reader's state with one symbol moved to `x`. */
+  Explorer.prototype.stateAt = function (name, x) {
+    var values = {};
+    Object.keys(this.state.values).forEach(function (k) { values[k] = this.state.values[k]; }, this);
+    values[name] = x;
+    return { values: values, devices: this.state.devices, dtype: this.state.dtype, workaround: this.state.workaround };
   };
 
   Explorer.prototype.curve = function (symbol) {
+    var self = this;
     var points = [];
-    var lo = symbol.range[0], hi = symbol.range[1];
-    for (var i = 0; i < CHART_POINTS; i++) {
-      var t = i / (CHART_POINTS - 1);
-      var x = isLog(symbol) ? lo * Math.pow(hi / lo, t) : lo + (hi - lo) * t;
-      var values = {};
-      Object.keys(this.state.values).forEach(function (k) { values[k] = this.state.values[k]; }, this);
-      values[symbol.symbol] = x;
-      var done = work(this.entry, { values: values, workaround: this.state.workaround });
+    this.sweepPoints(symbol).forEach(function (x) {
+      var done = work(self.entry, self.stateAt(symbol.symbol, x));
       if (!done.error) points.push([x, done.quantities.flops / done.quantities.bytes]);
-    }
+    });
     return points;
   };
 
