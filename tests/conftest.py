@@ -1,8 +1,10 @@
-"""Shared test helpers: a throwaway copy of the fixture knowledge base, expected diagnostics."""
+"""Shared test helpers: a throwaway copy of the fixture knowledge base, the repository as it
+is and with a contributor's valid addition, expected diagnostics."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -21,6 +23,56 @@ def kb_root(tmp_path: Path) -> Path:
     root = tmp_path / "kb"
     shutil.copytree(FIXTURES / "kb", root)
     return root
+
+
+#: What a contribution adds to the copied entry's and device's ids.
+CONTRIBUTED = "-contributed"
+
+
+@pytest.fixture(scope="session", params=["as-is", "with-a-contribution"])
+def repository(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's root, and a copy of it with one more valid entry and one more valid
+    device: whatever a repository-level test asserts must hold for both, so that a
+    contributor's valid addition never breaks CI."""
+    if request.param == "as-is":
+        return REPOSITORY
+    root = tmp_path_factory.mktemp("contributed") / "repository"
+    for folder in ("entries", "hardware"):
+        shutil.copytree(REPOSITORY / folder, root / folder)
+    entry = min((root / "entries").rglob("*.yaml"))
+    entry_id = entry.relative_to(root / "entries").with_suffix("").as_posix()
+    _copy(entry, entry_id, "title")
+    device = min((root / "hardware").glob("*.yaml"))
+    _copy(device, device.stem, "name")
+    return root
+
+
+def _copy(original: Path, original_id: str, label: str) -> None:
+    """Beside `original`, the same file under a new id (and a distinguishable `label`)."""
+    text = original.read_text(encoding="utf-8")
+    text, ids = re.subn(
+        rf"^id: {re.escape(original_id)}$", f"id: {original_id}{CONTRIBUTED}", text, flags=re.M
+    )
+    assert ids == 1, f"{original} does not hold id: {original_id} on a line of its own"
+    # A plain or quoted one-line label gets a prefix; a folded one is left as it is.
+    text = re.sub(
+        rf"^{label}: ([\"']?)(?=[^>|])",
+        rf"{label}: \1Contributed copy of ",
+        text,
+        count=1,
+        flags=re.M,
+    )
+    original.with_name(f"{original.stem}{CONTRIBUTED}.yaml").write_text(text, encoding="utf-8")
+
+
+def counted(root: Path) -> str:
+    """`N entries against M devices`, counted from the files of `root` as `kb check` says it."""
+    entries = sum(1 for _ in (root / "entries").rglob("*.yaml"))
+    devices = sum(1 for _ in (root / "hardware").glob("*.yaml"))
+    return (
+        f"{entries} {'entry' if entries == 1 else 'entries'} against "
+        f"{devices} {'device' if devices == 1 else 'devices'}"
+    )
 
 
 def read_expected(path: Path) -> list[tuple[int, int, str, str | None]]:

@@ -20,7 +20,7 @@ from bottleneck_kb.quantity import Dimension
 from bottleneck_kb.rules.catalog import DTYPE_ORDER, LOOKS_SPARSE
 from bottleneck_kb.source import load
 
-from .conftest import FIXTURES, REPOSITORY
+from .conftest import FIXTURES
 
 SOURCES = """\
 sources:
@@ -162,7 +162,15 @@ def test_adding_a_dtype_to_the_schema_needs_no_python_change(
         return hardware if kind == schemas.HARDWARE else real(kind)
 
     monkeypatch.setattr(schemas, "schema", patched)
-    for cached in (model.field_shapes, model.dtype_traits, model.parameter_names):
+    # The validators are built from the schema once: built again from the patched one.
+    caches = (
+        model.field_shapes,
+        model.dtype_traits,
+        model.parameter_names,
+        schemas._fast_validator,
+        schemas._reference_validator,
+    )
+    for cached in caches:
         cached.cache_clear()
     try:
         assert "peak_flops.fp6" in model.parameter_names()
@@ -180,7 +188,7 @@ def test_adding_a_dtype_to_the_schema_needs_no_python_change(
         assert [d.code for d in found] == [DTYPE_ORDER]
         assert "fp6 peak 1 TFLOP/s is below fp8 peak 1.979 PFLOP/s" in found[0].message
     finally:
-        for cached in (model.field_shapes, model.dtype_traits, model.parameter_names):
+        for cached in caches:
             cached.cache_clear()
 
 
@@ -227,16 +235,18 @@ REQUIRED_DEVICES = {
 }
 
 
-def test_the_catalog_covers_the_required_devices_and_each_is_clean() -> None:
-    catalog = Catalog.load(REPOSITORY)
+def test_the_catalog_covers_the_required_devices_and_each_is_clean(repository: Path) -> None:
+    catalog = Catalog.load(repository)
     assert catalog.diagnostics == []
     assert set(catalog.devices) >= REQUIRED_DEVICES
-    result = check(REPOSITORY)
+    result = check(repository)
     assert [d for d in result.diagnostics if d.path.startswith("hardware/")] == []
 
 
-def test_every_derived_value_says_how_and_every_source_was_read_on_a_date() -> None:
-    for device in Catalog.load(REPOSITORY).devices.values():
+def test_every_derived_value_says_how_and_every_source_was_read_on_a_date(
+    repository: Path,
+) -> None:
+    for device in Catalog.load(repository).devices.values():
         for name, figure in device.figures.items():
             if figure.basis == "derived":
                 assert figure.note, f"{device.id} {name}"

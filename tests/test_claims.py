@@ -26,8 +26,8 @@ EAGLE_CONFIG = (
 
 
 @pytest.fixture(scope="module")
-def kb() -> KnowledgeBase:
-    loaded = KnowledgeBase.load(REPOSITORY)
+def kb(repository: Path) -> KnowledgeBase:
+    loaded = KnowledgeBase.load(repository)
     assert loaded.diagnostics == []
     return loaded
 

@@ -13,7 +13,7 @@ from bottleneck_kb import rules
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic, Severity
 
-from .conftest import REPOSITORY
+from .conftest import counted
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> Result:
@@ -30,12 +30,10 @@ def broken_root(kb_root: Path) -> Path:
     return kb_root
 
 
-def test_check_on_the_repository_is_clean() -> None:
-    result = run("check", "--root", str(REPOSITORY))
+def test_check_on_the_repository_is_clean(repository: Path) -> None:
+    result = run("check", "--root", str(repository))
     assert result.exit_code == 0, result.output
-    entries = len(list((REPOSITORY / "entries").rglob("*.yaml")))
-    devices = len(list((REPOSITORY / "hardware").glob("*.yaml")))
-    assert result.output == f"All clear: checked {entries} entries against {devices} devices.\n"
+    assert result.output == f"All clear: checked {counted(repository)}.\n"
 
 
 def test_check_reports_located_errors_and_exits_1(broken_root: Path) -> None:
@@ -121,8 +119,8 @@ def test_internal_error_in_one_file_exits_2_and_keeps_the_others(
     assert "Traceback" not in result.output
 
 
-def test_eval_table_shows_the_numbers() -> None:
-    result = run("eval", "flops/speculative-quantized-drafter-lm-head", "--root", str(REPOSITORY))
+def test_eval_table_shows_the_numbers(repository: Path) -> None:
+    result = run("eval", "flops/speculative-quantized-drafter-lm-head", "--root", str(repository))
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line for line in result.output.splitlines() if line[:1].isalpha()}
     assert "1.05 GB" in rows["nvidia-h100-sxm"] and "0.314 ms" in rows["nvidia-h100-sxm"]
@@ -132,12 +130,12 @@ def test_eval_table_shows_the_numbers() -> None:
     assert "reported: Halves draft memory traffic" in result.output
 
 
-def test_eval_json_and_overrides() -> None:
+def test_eval_json_and_overrides(repository: Path) -> None:
     result = run(
         "eval",
         "flops/speculative-draft",
         "--root",
-        str(REPOSITORY),
+        str(repository),
         "--on",
         "nvidia-h100-sxm",
         "--set",
@@ -164,20 +162,20 @@ def test_eval_json_and_overrides() -> None:
         (["--on", "h100"], "no device 'h100'"),
     ],
 )
-def test_eval_bad_arguments_exit_2(args: list[str], message: str) -> None:
-    result = run("eval", "flops/speculative-draft", "--root", str(REPOSITORY), *args)
+def test_eval_bad_arguments_exit_2(args: list[str], message: str, repository: Path) -> None:
+    result = run("eval", "flops/speculative-draft", "--root", str(repository), *args)
     assert result.exit_code == 2
     assert message in result.output
 
 
-def test_eval_unknown_entry_exits_1() -> None:
-    result = run("eval", "flops/nope", "--root", str(REPOSITORY))
+def test_eval_unknown_entry_exits_1(repository: Path) -> None:
+    result = run("eval", "flops/nope", "--root", str(repository))
     assert result.exit_code == 1
     assert "cannot evaluate 'flops/nope'" in result.output
 
 
-def test_hardware_lists_ridge_points() -> None:
-    result = run("hardware", "--root", str(REPOSITORY))
+def test_hardware_lists_ridge_points(repository: Path) -> None:
+    result = run("hardware", "--root", str(repository))
     assert result.exit_code == 0
     h100 = next(line for line in result.output.splitlines() if line.startswith("nvidia-h100-sxm "))
     assert h100.split() == [

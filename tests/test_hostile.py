@@ -23,7 +23,7 @@ from click.testing import CliRunner, Result
 from bottleneck_kb import check as check_module
 from bottleneck_kb.check import check
 from bottleneck_kb.cli import main
-from bottleneck_kb.diagnostics import Diagnostic
+from bottleneck_kb.diagnostics import Diagnostic, error
 from bottleneck_kb.model import Entry
 from bottleneck_kb.results import CheckResult
 from bottleneck_kb.source import MAX_FILE_BYTES
@@ -83,7 +83,7 @@ def located(result: CheckResult) -> list[tuple[str, str, int, int]]:
 
 
 def assert_diagnostics(result: CheckResult, expected: list[Expected]) -> None:
-    ordered = sorted(expected, key=lambda e: (e.path, e.line, e.col, e.code))
+    ordered = sorted(expected, key=lambda e: error(e.code, e.path, e.line, e.col, "").sort_key())
     assert located(result) == [(e.path, e.code, e.line, e.col) for e in ordered]
     for diagnostic, wanted in zip(result.diagnostics, ordered, strict=True):
         assert wanted.fragment in diagnostic.message
@@ -195,7 +195,7 @@ def a_control_character_in_a_file_name(root: Path, outside: Path) -> list[Expect
     (root / HERE / f"{name}.yaml").write_text(entry_text("minimal"), encoding="utf-8")
     return [
         Expected(f"{HERE}/{name}.yaml", "KB201", 1, 5, f"expected 'fixtures/{name}'"),
-        Expected(f"{HERE}/minimal.yaml", "KB202", 1, 5, f"already used by {HERE}/{name}.yaml"),
+        Expected(f"{HERE}/{name}.yaml", "KB202", 1, 5, f"already used by {HERE}/minimal.yaml"),
     ]
 
 

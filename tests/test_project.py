@@ -54,8 +54,9 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
 
 
 def test_kb_check_imports_nothing_heavy() -> None:
-    """sympy and the reference jsonschema validator cost more to import than a check of a
-    small knowledge base; the check path must not load them (kb eval may)."""
+    """sympy, the reference jsonschema validator and ruamel.yaml cost more to import than a
+    check of a small knowledge base; the check path must not load them (kb eval and kb fmt
+    may)."""
     probe = (
         "import sys\n"
         "from bottleneck_kb.cli import main\n"
@@ -64,7 +65,8 @@ def test_kb_check_imports_nothing_heavy() -> None:
         "    main()\n"
         "except SystemExit:\n"
         "    pass\n"
-        "print(sorted(m for m in ('sympy', 'jsonschema', 'matplotlib') if m in sys.modules))\n"
+        "heavy = ('sympy', 'jsonschema', 'matplotlib', 'ruamel.yaml')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     run = subprocess.run(
         [sys.executable, "-c", probe, str(REPOSITORY)],

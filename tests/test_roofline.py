@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from bottleneck_kb.evaluation import crossover, evaluate_entry
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.roofline import Basis, EvaluationError, evaluate, parse_formulas
-
-from .conftest import REPOSITORY
 
 H100 = "nvidia-h100-sxm"
 MI300X = "amd-instinct-mi300x"
@@ -19,8 +18,8 @@ LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
 
 
 @pytest.fixture(scope="module")
-def kb() -> KnowledgeBase:
-    return KnowledgeBase.load(REPOSITORY)
+def kb(repository: Path) -> KnowledgeBase:
+    return KnowledgeBase.load(repository)
 
 
 def _setup(kb: KnowledgeBase, entry_id: str):  # type: ignore[no-untyped-def]
@@ -125,7 +124,7 @@ def test_symbolic_intensity_of_the_draft_pass_is_k(kb: KnowledgeBase) -> None:
     evaluation = evaluate_entry(entry, kb.catalog.devices)
     assert evaluation.intensity is not None and evaluation.intensity.text == "k"
     assert all(c.passed for c in evaluation.checks)
-    assert len(evaluation.checks) == sum(len(check.devices) for check in entry.checks)
+    assert len(evaluation.checks) == sum(len(c.devices) for c in entry.checks)
 
 
 def test_every_check_of_the_seed_entries_passes(kb: KnowledgeBase) -> None:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
 
-from .conftest import REPOSITORY
-
 
 @pytest.fixture(scope="module")
-def kb() -> KnowledgeBase:
-    loaded = KnowledgeBase.load(REPOSITORY)
+def kb(repository: Path) -> KnowledgeBase:
+    loaded = KnowledgeBase.load(repository)
     assert loaded.diagnostics == []
     return loaded
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .diagnostics import Diagnostic, sorted_diagnostics
 from .kb import ENTRIES, Catalog, discover, entry_ids, entry_paths, guarded, read_entry
-from .model import Device, Entry
+from .model import Entry
 from .results import CheckResult
 from .roofline import parse_formulas, runnable
 from .rules import Context, Scope, rules_for
@@ -30,12 +30,21 @@ Selection = frozenset[str] | None
 
 
 def check_entry(
-    entry: Entry, devices: dict[str, Device], select: Selection = None
+    entry: Entry, catalog: Catalog, select: Selection = None, root: Path | None = None
 ) -> list[Diagnostic]:
-    """Every entry-scope rule (or the selected ones) on one typed entry."""
+    """Every entry-scope rule (or the selected ones) on one typed entry (of the knowledge
+    base at `root`)."""
     formulas, problems = parse_formulas(entry)
-    able = () if formulas is None else tuple(runnable(entry, formulas, devices.values()))
-    context = Context(devices, formulas, tuple(problems), able)
+    devices = catalog.devices.values()
+    able = () if formulas is None else tuple(runnable(entry, formulas, devices))
+    context = Context(
+        catalog.devices,
+        formulas,
+        tuple(problems),
+        able,
+        broken_devices=catalog.broken,
+        root=root,
+    )
     found: list[Diagnostic] = []
     for rule in rules_for(Scope.ENTRY, select):
         found.extend(rule.run(entry, context))
@@ -43,32 +52,32 @@ def check_entry(
 
 
 def _check_file(
-    path: Path, root: Path, devices: dict[str, Device], select: Selection
+    path: Path, root: Path, catalog: Catalog, select: Selection
 ) -> tuple[list[Diagnostic], Summary | None]:
     def read_and_check(path: Path, root: Path) -> tuple[Summary | None, list[Diagnostic]]:
         entry, problems = read_entry(path, root)
         if entry is None:
             return None, problems
-        return summarize(entry), problems + check_entry(entry, devices, select)
+        return summarize(entry), problems + check_entry(entry, catalog, select, root)
 
     summary, found = guarded(read_and_check, path, root)
     return found, summary
 
 
 # Set before checking; forked workers inherit it instead of re-reading the catalog.
-_WORKER_STATE: tuple[Path, dict[str, Device], Selection] | None = None
+_WORKER_STATE: tuple[Path, Catalog, Selection] | None = None
 
 
 def _check_chunk(paths: list[Path]) -> list[tuple[list[Diagnostic], Summary | None]]:
     assert _WORKER_STATE is not None
-    root, devices, select = _WORKER_STATE
+    root, catalog, select = _WORKER_STATE
     # A file's objects die with it, freed by reference counts (node trees and models hold no
     # cycles), so the collector's many passes while reading are pure cost: pause it, and
     # collect what is young once a chunk in case an error path left a cycle.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return [_check_file(path, root, devices, select) for path in paths]
+        return [_check_file(path, root, catalog, select) for path in paths]
     finally:
         gc.collect(0)
         if was_enabled:
@@ -104,14 +113,14 @@ def check(
     catalog = Catalog.load(root)
     diagnostics = list(catalog.diagnostics)
     devices = catalog.devices
-    device_context = Context(devices)
-    for device in devices.values():
+    device_context = Context(devices, root=root)
+    for device in [*devices.values(), *catalog.duplicates]:
         for rule in rules_for(Scope.DEVICE, select):
             diagnostics.extend(rule.run(device, device_context))
 
     files = entry_paths(root, paths, diagnostics)
     workers = _jobs(jobs, len(files))
-    _WORKER_STATE = (root, devices, select)
+    _WORKER_STATE = (root, catalog, select)
     try:
         if workers == 1:
             results = [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]

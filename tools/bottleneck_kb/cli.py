@@ -100,8 +100,10 @@ class _Commands(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except Exception as exc:  # the point is to catch what nobody foresaw
+            from .diagnostics import one_line
+
             click.echo(
-                f"kb: internal error: {type(exc).__name__}: {exc}\n"
+                f"kb: internal error: {type(exc).__name__}: {one_line(str(exc))}\n"
                 "    this is a bug in kb; please report it with the command and files",
                 err=True,
             )
@@ -109,12 +111,12 @@ class _Commands(click.Group):
 
 
 def _error_text(exc: KBError) -> str:
-    from .diagnostics import printable
+    from .diagnostics import one_line
 
     location = exc.location()
     where = "{}:{}:{}: ".format(*location) if location else ""
-    hint = f"\n    hint: {exc.hint}" if exc.hint else ""
-    return printable(f"Error: {where}{exc.message}{hint}")
+    hint = f"\n    hint: {one_line(exc.hint)}" if exc.hint else ""
+    return f"Error: {one_line(where + exc.message)}{hint}"
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -296,3 +298,69 @@ def rules() -> None:
     for code in sorted(REGISTRY):
         rule = REGISTRY[code]
         click.echo(f"{code}  {rule.name:<28} {rule.summary}")
+
+
+@main.command("fmt")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--check", "check_only", is_flag=True, help="Write nothing; list files that would change."
+)
+@click.option("--diff", is_flag=True, help="Write nothing; show the changes as a unified diff.")
+@_root_option
+def fmt(paths: tuple[Path, ...], check_only: bool, diff: bool, root: Path | None) -> None:
+    """Rewrite entries and devices (or PATHS) in the canonical form; comments are kept.
+
+    Exit status: 0 nothing to do (or all written), 1 a file would change (--check, --diff) or
+    was refused because it does not load, 2 usage error.
+    """
+    from .diagnostics import located_line, printable
+    from .fmt import format_paths, write_atomic
+
+    run = format_paths(_root(root), list(paths) or None)
+    for d in run.diagnostics:
+        click.echo(located_line(d), err=True)
+        if d.hint:
+            click.echo(printable(f"    hint: {d.hint}"), err=True)
+    unwritten = False
+    for formatted in run.changed:
+        if diff:
+            click.echo(printable(formatted.diff()), nl=False)
+        elif check_only:
+            click.echo(f"would reformat {formatted.display}")
+        else:
+            try:
+                write_atomic(formatted.path, formatted.after)
+            except OSError as exc:  # the old file is whole; say so and go on with the rest
+                unwritten = True
+                reason = exc.strerror or str(exc)
+                click.echo(printable(f"{formatted.display}: left as it was: {reason}"), err=True)
+                continue
+            click.echo(f"reformatted {formatted.display}")
+    would_change = (check_only or diff) and run.changed
+    sys.exit(1 if run.diagnostics or would_change or unwritten else 0)
+
+
+@main.command("new")
+@click.argument("identifier", metavar="ID")
+@click.option("--hardware", "is_device", is_flag=True, help="Scaffold a device, not an entry.")
+@click.option("--class", "cls", default=None, help="The entry's class.")
+@click.option("--bound-by", default=None, help="What bounds the entry (memory, compute, ...).")
+@_root_option
+def new(
+    identifier: str, is_device: bool, cls: str | None, bound_by: str | None, root: Path | None
+) -> None:
+    """Write a skeleton entries/ID.yaml (or hardware/ID.yaml) to fill in.
+
+    Each field has a comment saying what it holds and a TODO placeholder that kb check reports
+    until it is replaced. An existing file is never overwritten.
+    """
+    from .kb import display_path
+    from .scaffold import new_file
+    from .schemas import ENTRY, HARDWARE
+
+    given = {k: v for k, v in (("class", cls), ("bound_by", bound_by)) if v is not None}
+    if is_device and given:
+        raise click.UsageError("--class and --bound-by are for entries, not --hardware")
+    base = _root(root)
+    path = new_file(base, HARDWARE if is_device else ENTRY, identifier, given)
+    click.echo(f"wrote {display_path(path, base)}; replace each TODO, then run kb check")

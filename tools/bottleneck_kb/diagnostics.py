@@ -28,8 +28,11 @@ class Diagnostic:
     hint: str | None = None
     fixable: bool = False
 
-    def sort_key(self) -> tuple[str, int, int, str, str]:
-        return (self.path, self.line, self.col, self.code, self.message)
+    def sort_key(self) -> tuple[bool, str, int, int, str, str]:
+        """Files of hardware/ first: an entry's problems may follow from a device's, never
+        the other way round, so the cause is read before its consequences."""
+        in_hardware = self.path == "hardware" or self.path.startswith("hardware/")
+        return (not in_hardware, self.path, self.line, self.col, self.code, self.message)
 
 
 def error(
@@ -44,15 +47,40 @@ def error(
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+#: Characters that are not controls but change what a reader sees: the Unicode line and
+#: paragraph separators (many viewers break lines at them), bidirectional marks, embeddings,
+#: overrides and isolates (they reorder text on screen), and zero-width characters.
+_INVISIBLE = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+_UNSAFE_IN_TEXT = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
+#: The same and a line feed: a line of output that quotes a file must stay one line (a CI log
+#: runs a line that starts with `::` as a workflow command).
+_UNSAFE_IN_A_LINE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f{_INVISIBLE}]")
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    character = match.group()
+    code = ord(character)
+    return _NAMED.get(character) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
 def printable(text: str) -> str:
-    """`text` with every control character shown as an escape (`\\x1b`)."""
-    return CONTROL_CHARACTERS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """`text`, lines kept, with every control and invisible character shown as an escape
+    (`\\x1b`, `\\u202e`): for output of several lines, such as a diff."""
+    return _UNSAFE_IN_TEXT.sub(_escape, text)
+
+
+def one_line(text: str) -> str:
+    """`text` as one line that shows what it holds: line breaks, controls, separators and
+    direction overrides written as escapes (`\\n`, `\\x1b`, `\\u2028`). Every piece of text
+    that came from a file goes through this before it is written to a line of output."""
+    return _UNSAFE_IN_A_LINE.sub(_escape, text)
 
 
 def located_line(d: Diagnostic) -> str:
     """`path:line:col: CODE message`, the form editors and CI logs link to."""
     level = "" if d.severity is Severity.ERROR else "warning: "
-    return printable(f"{d.path}:{d.line}:{d.col}: {d.code} {level}{d.message}")
+    return one_line(f"{d.path}:{d.line}:{d.col}: {d.code} {level}{d.message}")
 
 
 def sorted_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

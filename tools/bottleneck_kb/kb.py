@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,10 @@ T = TypeVar("T")
 ENTRIES = "entries"
 HARDWARE = "hardware"
 SUFFIX = ".yaml"
+#: A file under entries/ or hardware/ that looks like an entry or a device but is not read.
+NOT_READ = "KB019"
+#: Two entries, or two devices, with one id.
+DUPLICATE_ID = "KB202"
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -33,20 +38,86 @@ def display_path(path: Path, root: Path) -> str:
     return path.as_posix()
 
 
-def discover(root: Path, folder: str) -> list[Path]:
-    """Every .yaml path below root/folder, in a stable order, hidden ones left out. Symlinks
-    and directories named *.yaml are listed too, to be judged (and refused) when read; walking
-    never follows a symlink into a directory."""
-    base = os.path.join(root, folder)
-    found = []
+def discover(root: Path, folder: str, diagnostics: list[Diagnostic] | None = None) -> list[Path]:
+    """Every file of root/folder that is read as an entry (or, in hardware/, as a device), in
+    a stable order. Whatever else there looks as if it were meant as one (another ending, a
+    hidden name, a linked folder, a subfolder of hardware/) goes to `diagnostics`, located."""
+    return _walk(
+        root, Path(root, folder), folder == HARDWARE, [] if diagnostics is None else diagnostics
+    )
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether `path` lies in the repository once every link on the way to it is followed. A
+    link as its last part is not followed here: reading judges where that one points."""
+    parent, name = os.path.split(os.path.abspath(path))
+    where = os.path.join(os.path.realpath(parent), name)
+    if not os.path.islink(where):
+        where = os.path.realpath(where)
+    return Path(where).is_relative_to(os.path.realpath(root))
+
+
+def _walk(root: Path, base: Path, devices: bool, diagnostics: list[Diagnostic]) -> list[Path]:
+    if not base.is_dir():
+        return []
+    if not Path(os.path.realpath(base)).is_relative_to(os.path.realpath(root)):
+        diagnostics.append(_refused(base, root, "is a link to a folder outside the repository"))
+        return []
+    found: list[Path] = []
+    # os.walk never follows a link into a folder; a linked folder is said, not skipped.
     for current, folders, files in os.walk(base):
-        folders[:] = [name for name in folders if not name.startswith(".")]
-        found += [
-            os.path.join(current, name)
-            for name in (*files, *folders)
-            if name.endswith(SUFFIX) and not name.startswith(".")
-        ]
-    return [Path(path) for path in sorted(found)]
+        here = Path(current)
+        hidden = any(part.startswith(".") for part in here.relative_to(base).parts)
+        linked = [name for name in folders if os.path.islink(os.path.join(current, name))]
+        diagnostics += [_refused(here / name, root, "is a link to a folder") for name in linked]
+        folders[:] = [name for name in folders if name not in linked]
+        # A folder named *.yaml is listed, to be refused as "a directory" when read.
+        found += [here / name for name in folders if name.endswith(SUFFIX) and not hidden]
+        for name in files:
+            if not name.lower().endswith(_MEANT_AS_DATA):
+                continue
+            why = _not_read(name, hidden, devices and here != base)
+            if why is None:
+                found.append(here / name)
+            else:
+                message, hint = why
+                diagnostics.append(
+                    error(NOT_READ, display_path(here / name, root), 1, 1, message, hint)
+                )
+    return sorted(found, key=str)
+
+
+_OUTSIDE_HINT = "check it with --root set to its own repository, or copy it into entries/"
+#: Endings of files that may have been meant as an entry or a device; only SUFFIX is read.
+_MEANT_AS_DATA = (".yaml", ".yml", ".json")
+
+
+def _not_read(
+    name: str, in_hidden_folder: bool, in_subfolder_of_hardware: bool
+) -> tuple[str, str | None] | None:
+    """Why a file that looks like an entry or a device is not read, and what would make it
+    read; None when it is read."""
+    visible = name.lstrip(".")
+    stem = visible.rsplit(".", 1)[0] if "." in visible else ""
+    renamed = f"rename it to {stem}{SUFFIX}" if stem else None
+    if in_hidden_folder:
+        return "is in a hidden folder, which kb does not read", "move it out of the hidden folder"
+    if name.startswith("."):
+        return "is hidden, and kb does not read hidden files", renamed
+    if not name.endswith(SUFFIX):
+        return f"is not read: kb reads files ending in {SUFFIX}", renamed
+    if in_subfolder_of_hardware:
+        return (
+            f"is in a subfolder of {HARDWARE}/, which kb does not read",
+            f"move it to {HARDWARE}/{name}",
+        )
+    return None
+
+
+def _refused(
+    path: Path, root: Path, message: str, hint: str = "commit the files themselves"
+) -> Diagnostic:
+    return error(NOT_A_FILE, display_path(path, root), 1, 1, message, hint)
 
 
 def read_document(path: Path, root: Path, kind: str) -> tuple[Document | None, list[Diagnostic]]:
@@ -101,20 +172,54 @@ def guarded(
 
 @dataclass
 class Catalog:
-    """The devices of hardware/, by id."""
+    """The devices of hardware/, by id, and the files that failed to give one."""
 
     devices: dict[str, Device] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: Device id -> the file of hardware/ that would define it but has errors: an entry that
+    #: names the device is pointed there once, instead of being told it does not exist.
+    broken: dict[str, str] = field(default_factory=dict)
+    #: Devices read whole but left out because another file has their id (reported).
+    duplicates: list[Device] = field(default_factory=list)
 
     @classmethod
     def load(cls, root: Path) -> Catalog:
         catalog = cls()
-        for path in discover(root, HARDWARE):
+        read: list[Device] = []
+        for path in discover(root, HARDWARE, catalog.diagnostics):
             device, problems = guarded(read_device, path, root)
             catalog.diagnostics.extend(problems)
             if device is not None:
-                catalog.devices.setdefault(device.id, device)
+                read.append(device)
+            else:
+                catalog.broken[path.name.removesuffix(SUFFIX)] = display_path(path, root)
+        for device in sorted(read, key=_owns_its_id):
+            owner = catalog.devices.setdefault(device.id, device)
+            if owner is not device:
+                catalog.duplicates.append(device)
+                catalog.diagnostics.append(_duplicate_device(device, owner))
+        # By id, not by file name: hardware/x-y.yaml sorts before hardware/x.yaml.
+        catalog.devices = dict(sorted(catalog.devices.items()))
         return catalog
+
+
+def _owns_its_id(device: Device) -> tuple[bool, str]:
+    """Devices whose id is their file name first: of two files with one id, the other one
+    introduced the duplicate."""
+    return (Path(device.path).stem != device.id, device.path)
+
+
+def _duplicate_device(device: Device, owner: Device) -> Diagnostic:
+    own_id = Path(device.path).stem
+    valid = re.fullmatch(schemas.schema(schemas.HARDWARE)["properties"]["id"]["pattern"], own_id)
+    return device.source.error_at(
+        DUPLICATE_ID,
+        ("id",),
+        f"device id '{device.id}' is already used by {owner.path}",
+        f"set id: {own_id}"
+        if valid
+        else f"rename the file to {HARDWARE}/<id>.yaml and set id to match",
+    )
 
 
 @dataclass
@@ -152,20 +257,27 @@ def entry_ids(paths: Iterable[Path], root: Path) -> frozenset[str]:
 def entry_paths(
     root: Path, paths: Iterable[Path] | None, diagnostics: list[Diagnostic]
 ) -> list[Path]:
-    """The entry files to read: all of entries/, or those named (directories expanded).
+    """The entry files to read: all of entries/, or those named (folders expanded).
 
     Named hardware files are skipped here because the whole catalog is always read; a named
-    path that does not exist is reported rather than silently ignored.
+    path that does not exist, or that leads out of the repository, is reported rather than
+    silently ignored or read.
     """
     if paths is None:
-        return discover(root, ENTRIES)
+        return discover(root, ENTRIES, diagnostics)
     chosen: list[Path] = []
-    hardware = (root / HARDWARE).absolute()
+    top = os.path.realpath(root)
+    hardware = Path(top, HARDWARE)
     for path in paths:
-        if path.absolute().is_relative_to(hardware):
+        if not _inside(path, root):
+            diagnostics.append(_refused(path, root, "is outside the repository", _OUTSIDE_HINT))
+        elif Path(os.path.realpath(path)).is_relative_to(hardware):
             continue
-        if path.is_dir() and not path.is_symlink():
-            chosen.extend(sorted(p for p in path.rglob(f"*{SUFFIX}")))
+        elif path.is_dir() and not path.is_symlink():
+            if os.path.realpath(path) == top:  # the whole repository: its entries
+                chosen.extend(discover(root, ENTRIES, diagnostics))
+            else:
+                chosen.extend(_walk(root, path, False, diagnostics))
         elif path.exists() or path.is_symlink():
             chosen.append(path)
         else:

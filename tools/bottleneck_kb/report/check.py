@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..diagnostics import Diagnostic, Severity, located_line, printable
+from ..diagnostics import Diagnostic, Severity, located_line, one_line
 from ..results import CheckResult
 from . import CHECK, reporter
 
@@ -31,7 +31,7 @@ def text(result: CheckResult) -> str:
     for d in result.diagnostics:
         lines.append(located_line(d))
         if d.hint:
-            lines.append(printable(f"    hint: {d.hint}"))
+            lines.append(f"    hint: {one_line(d.hint)}")
     lines.append(summary(result))
     return "\n".join(lines) + "\n"
 
@@ -79,10 +79,12 @@ def github(result: CheckResult) -> str:
     lines = []
     for d in result.diagnostics:
         command = "error" if d.severity is Severity.ERROR else "warning"
-        message = d.message + (f"\n{d.hint}" if d.hint else "")
+        # The one line break a message may hold is kb's own, between message and hint, and
+        # it is escaped as the runner expects; whatever the file held is escaped before.
+        message = one_line(d.message) + (f"\n{one_line(d.hint)}" if d.hint else "")
         lines.append(
-            f"::{command} file={_escape_property(printable(d.path))},line={d.line},col={d.col},"
-            f"title={_escape_property(d.code)}::{_escape_data(printable(message))}"
+            f"::{command} file={_escape_property(one_line(d.path))},line={d.line},col={d.col},"
+            f"title={_escape_property(d.code)}::{_escape_data(message)}"
         )
     lines.append(summary(result))
     return "\n".join(lines) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import printable
+from ..diagnostics import one_line
 from ..numbers import format_quantity, format_seconds, number
 from . import EVALUATION, reporter, table
 
@@ -171,7 +171,7 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
         for outcome in evaluation.checks:
             out.append(f"  {'ok  ' if outcome.passed else 'FAIL'} {outcome.detail}")
             out.append(f"       {outcome.claim}")
-    return printable("\n".join(out) + "\n")
+    return "".join(f"{one_line(line)}\n" for line in out)
 
 
 @reporter(EVALUATION, "json")

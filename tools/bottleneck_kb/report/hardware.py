@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import printable
+from ..diagnostics import one_line
 from ..model import dtype_traits
 from ..numbers import format_quantity
 from . import HARDWARE, reporter, table
@@ -51,7 +51,7 @@ def hardware_table(listing: HardwareListing) -> str:
     ]
     lines = table(["device", "bandwidth", "memory", *(f"ridge {t}" for t in columns)], rows)
     footer = ["", "Ridge points in FLOP/B: dense peak FLOP/s / memory bandwidth."]
-    return printable("\n".join([*lines, *footer]) + "\n")
+    return "".join(f"{one_line(line)}\n" for line in [*lines, *footer])
 
 
 @reporter(HARDWARE, "json")

@@ -52,8 +52,9 @@ import inspect
 import pkgutil
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Severity
@@ -179,17 +180,21 @@ def rules_for(scope: Scope, select: Iterable[str] | None = None) -> list[Rule]:
 
 @dataclass(frozen=True)
 class Context:
-    """What a check may consult besides its subject: the catalog, and (for entry checks) the
-    entry's formulas, parsed once for all the checks that need them."""
+    """What a check may consult besides its subject: the catalog, (for entry checks) the
+    entry's formulas, parsed once for all the checks that need them, and the knowledge base's
+    root folder when there is one."""
 
     devices: Mapping[str, Device]
     formulas: Formulas | None = None
     formula_problems: tuple[Diagnostic, ...] = ()
     #: The devices with every figure the entry's formulas read, found once for its rules.
     runnable: tuple[Device, ...] = ()
+    #: Device id -> the file of hardware/ that would define it but has errors (Catalog.broken).
+    broken_devices: Mapping[str, str] = field(default_factory=dict)
     #: For knowledge-base checks: the id of every file of entries/, checked this run or not
     #: (an id is its path), so that a check of a few files still resolves links to the rest.
     entry_ids: frozenset[str] = frozenset()
+    root: Path | None = None
 
 
 def _import_all() -> None:

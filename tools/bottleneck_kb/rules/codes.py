@@ -21,6 +21,11 @@ KB011  not-a-file                   source
 KB012  bad-number                   source
 KB013  control-character            source
 KB014  portable-number              source
+KB015  entry-placeholder            placeholders
+KB016  entry-schema-line            schema_line
+KB017  device-placeholder           placeholders
+KB018  device-schema-line           schema_line
+KB019  not-read                     kb
 KB101  missing-key                  schemas
 KB102  unknown-key                  schemas
 KB103  not-allowed                  schemas

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 
 from ..diagnostics import Diagnostic
 from ..model import Device, Entry, Located, parameter_dimension, parameter_names
@@ -19,13 +19,28 @@ MAGNITUDE = "KB206"
 _SEPARATOR = re.compile(r"\s+vs\.?\s+")
 
 
-def _unknown_device(name: str, where: Located, index: int, context: Context) -> Diagnostic:
-    return where.error(
-        UNKNOWN_DEVICE,
-        f"no device '{name}' in hardware/",
-        suggest(name, sorted(context.devices), "devices"),
-        at=(index,),
-    )
+def _unknown_devices(
+    names: Sequence[str], where: Located, context: Context, pointed: set[str]
+) -> Iterator[Diagnostic]:
+    for i, name in enumerate(names):
+        if name in context.devices or name in pointed:
+            continue
+        broken = context.broken_devices.get(name)
+        if broken is None:
+            yield where.error(
+                UNKNOWN_DEVICE,
+                f"no device '{name}' in hardware/",
+                suggest(name, sorted(context.devices), "devices"),
+                at=(i,),
+            )
+        else:  # said once per entry: the problem is in the device's file, reported there
+            pointed.add(name)
+            yield where.error(
+                UNKNOWN_DEVICE,
+                f"device '{name}' is defined in {broken}, which has errors",
+                f"fix {broken} first",
+                at=(i,),
+            )
 
 
 @rule(UNKNOWN_DEVICE, "known-device", Scope.ENTRY)
@@ -34,7 +49,8 @@ def known_devices(entry: Entry, context: Context) -> Iterable[Diagnostic]:
 
     ## What it checks
     Each device id in `hardware_parameters[].values_for` and `checks[].devices` names a
-    device of the catalog; the hint offers the closest id.
+    device of the catalog; the hint offers the closest id. A device whose file has errors is
+    pointed to once per entry instead: its errors are reported on its own file, first.
     ## Why it matters
     A claim about a device the catalog does not have is never evaluated.
     ## How to fix
@@ -54,16 +70,13 @@ def known_devices(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         expect: {bound_by: memory}
     ```
     """
+    pointed: set[str] = set()
     for parameter in entry.hardware_parameters:
         where = Located(parameter.where.source, (*parameter.where.pointer, "values_for"))
-        for i, name in enumerate(parameter.values_for):
-            if name not in context.devices:
-                yield _unknown_device(name, where, i, context)
+        yield from _unknown_devices(parameter.values_for, where, context, pointed)
     for check in entry.checks:
         where = Located(check.where.source, (*check.where.pointer, "devices"))
-        for i, name in enumerate(check.devices):
-            if name not in context.devices:
-                yield _unknown_device(name, where, i, context)
+        yield from _unknown_devices(check.devices, where, context, pointed)
 
 
 @rule(UNKNOWN_PARAMETER, "known-parameter", Scope.ENTRY)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .. import schemas
 from ..diagnostics import Diagnostic, error
+from ..kb import DUPLICATE_ID
 from ..model import Device, Entry
 from . import Context, Scope, rule
 
 ID_PATH = "KB201"
-DUPLICATE_ID = "KB202"
 DEVICE_ID = "KB203"
 
 
@@ -111,15 +113,17 @@ def device_id_matches_file(device: Device, context: Context) -> Iterable[Diagnos
 
 @rule(DUPLICATE_ID, "unique-id", Scope.KNOWLEDGE_BASE)
 def unique_ids(summaries: Sequence[Summary], context: Context) -> Iterable[Diagnostic]:
-    """No two entries share an id.
+    """No two entries, and no two devices, share an id.
 
     ## What it checks
-    Every entry's id is used once in the knowledge base.
+    Every entry's id, and every device's, is used once in the knowledge base. The duplicate is
+    reported on the file that introduced it: since an id is its path, the file whose id is
+    not its path (the first by path when none is).
     ## Why it matters
-    Links, pages and evaluations are keyed by id; a second entry with the same id would
-    replace the first without a word.
+    Links, pages and evaluations are keyed by id; a second entry or device with the same id
+    would replace the first without a word.
     ## How to fix
-    Give the new entry the id its path gives.
+    Give the file the id its path gives, as the hint says; no other file has that path.
     ## Fails
     ```yaml
     id: fixtures/minimal
@@ -135,14 +139,27 @@ def unique_ids(summaries: Sequence[Summary], context: Context) -> Iterable[Diagn
     id: gemm/minimal
     ```
     """
-    first: dict[str, Summary] = {}
+    holders: dict[str, list[Summary]] = {}
     for summary in sorted(summaries, key=lambda s: s.path):
-        seen = first.setdefault(summary.id, summary)
-        if seen is not summary:
+        holders.setdefault(summary.id, []).append(summary)
+    for entry_id, same in holders.items():
+        owner = next((s for s in same if _expected(s.path, "entries") == entry_id), same[0])
+        for summary in same:
+            if summary is owner:
+                continue
+            own_id = _expected(summary.path, "entries")
             yield error(
                 DUPLICATE_ID,
                 summary.path,
                 summary.line,
                 summary.col,
-                f"id '{summary.id}' is already used by {seen.path}:{seen.line}",
+                f"id '{entry_id}' is already used by {owner.path}:{owner.line}",
+                f"set id: {own_id}"
+                if own_id is not None and _is_entry_id(own_id)
+                else "move the file to entries/<namespace>/<slug>.yaml and set id to match",
             )
+
+
+def _is_entry_id(text: str) -> bool:
+    pattern = schemas.schema(schemas.ENTRY)["properties"]["id"]["pattern"]
+    return re.fullmatch(pattern, text) is not None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import diagnostics, model, schemas, source
+from .. import diagnostics, kb, model, schemas, source
 from ..diagnostics import Severity
 from . import emitted
 
@@ -256,9 +256,11 @@ emitted(
 
     ## What it checks
     Each file to check is a regular file (not a directory, device or pipe), readable, and,
-    if reached through a symlink, inside the repository.
+    if reached through a symlink, inside the repository. Links to folders under `entries/`
+    or `hardware/` are not followed, nor are `entries/` or `hardware/` themselves when they
+    lead out of the repository; a path given to `kb check` that leads out is not read.
     ## Why it matters
-    A symlink can make CI read and print files outside the checkout.
+    A symlink or a `..` can make CI read and print files outside the checkout.
     ## How to fix
     Commit the file itself, not a link to it.
     ## Fails
@@ -268,6 +270,35 @@ emitted(
     ## Passes
     ```yaml
     id: fixtures/minimal
+    ```
+    """,
+)
+emitted(
+    kb.NOT_READ,
+    "not-read",
+    "kb",
+    """
+    A file under entries/ or hardware/ that looks like an entry or a device but is not read.
+
+    ## What it checks
+    Every file under `entries/` or `hardware/` whose name ends in `.yaml`, `.yml` or `.json`
+    (in any case) is read, or reported: one ending otherwise than `.yaml`, a hidden file, a
+    file in a hidden folder, a file in a subfolder of `hardware/`.
+    ## Why it matters
+    A file kb does not read is never checked: a contributor's entry saved as `.yml` would
+    pass CI without a single rule run on it.
+    ## How to fix
+    Rename the file as the hint says (`x.yaml`, not hidden), or move it to
+    `entries/<namespace>/<slug>.yaml` or `hardware/<id>.yaml`.
+    ## Fails
+    ```yaml
+    # file: entries/fixtures/draft.yml
+    id: fixtures/draft
+    ```
+    ## Passes
+    ```yaml
+    # file: entries/fixtures/draft.yaml
+    id: fixtures/draft
     ```
     """,
 )

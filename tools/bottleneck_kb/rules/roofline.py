@@ -28,6 +28,9 @@ EVALUATION = "KB405"
 BOUND_BY = "KB406"
 CHECK = "KB407"
 
+#: Devices whose arithmetic a bound_by message spells out.
+SHOWN_DEVICES = 2
+
 
 def _devices(context: Context, names: Iterable[str]) -> list[Device]:
     return [context.devices[name] for name in dict.fromkeys(names) if name in context.devices]
@@ -174,11 +177,23 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     if not wrong:
         return
     at = describe(results[0].values, formulas)
-    found = "; ".join(explain(r, at).removeprefix("on ") for r in wrong)
+    by_verdict: dict[str, list[Result]] = {}
+    for result in wrong:
+        by_verdict.setdefault(result.verdict, []).append(result)
+    found = "; ".join(
+        f"{verdict} on {', '.join(r.device for r in group)}"
+        for verdict, group in by_verdict.items()
+    )
+    # The arithmetic of a few devices, enough to see both sides without a wall of text.
+    shown = "; ".join(
+        f"{r.device}: {explain(r, at).removeprefix(f'on {r.device} at {at}: ')}"
+        for r in wrong[:SHOWN_DEVICES]
+    )
+    more = f" (and {len(wrong) - SHOWN_DEVICES} more)" if len(wrong) > SHOWN_DEVICES else ""
     yield entry.source.error_at(
         BOUND_BY,
         ("bound_by",),
-        f"bound_by is {entry.bound_by}, but {found}"
+        f"bound_by is {entry.bound_by}, but at {at} it is {found} ({shown}{more})"
         + (f"; it holds on {', '.join(holds)}" if holds else ""),
         "fix the formulas or typical values, change bound_by, or add a check at the typical "
         "values on those devices expecting what is found there",

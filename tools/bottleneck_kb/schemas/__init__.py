@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import difflib
 import json
+import posixpath
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
@@ -48,6 +51,22 @@ def schema(kind: str) -> dict[str, Any]:
     return loaded
 
 
+def schema_line(root: Path, relative_path: str, kind: str) -> str | None:
+    """The first line a file of `kind` at `relative_path` ('/'-separated, from `root`) carries:
+    editors (yaml-language-server) find the file's schema by it, in the root's schema/ folder.
+    None when the knowledge base publishes no schema/ folder (one kept outside this
+    repository), since no relative path leads to one. `kb fmt` and `kb new` write the line;
+    `kb check` asks for it."""
+    if not _publishes(root, kind):
+        return None
+    target = posixpath.relpath(f"schema/{kind}.schema.json", posixpath.dirname(relative_path))
+    return f"# yaml-language-server: $schema={target}"
+
+
+def _publishes(root: Path, kind: str) -> bool:
+    return (root / "schema" / f"{kind}.schema.json").is_file()
+
+
 @cache
 def _fast_validator(kind: str) -> Any:
     import jsonschema_rs
@@ -71,7 +90,16 @@ def validate(kind: str, document: Document) -> list[Diagnostic]:
     """Located diagnostics for every schema problem of `document`; [] when it is valid."""
     if is_valid(kind, document.data):
         return []
-    return explain(kind, document)
+    # Where the two regex dialects differ (Python's `$` also matches before a final line
+    # break), the reference validator may find nothing: the fast one's verdict still stands.
+    return explain(kind, document) or [
+        document.error_at(
+            BAD_FORM,
+            tuple(problem.instance_path),
+            f"{_name(tuple(problem.instance_path))}: {_clean(problem.message)}",
+        )
+        for problem in _fast_validator(kind).iter_errors(document.data)
+    ]
 
 
 def explain(kind: str, document: Document) -> list[Diagnostic]:
@@ -145,6 +173,18 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
             f"{_show(problem.instance)} is not a valid {subject}",
             problem.schema.get("description") or _parent_description(problem),
             key=name_error,
+        )
+        return
+    if validator == "not" and isinstance(problem.instance, str) and "pattern" in value:
+        # What a text may not contain (a line break, in a one-line field): said at the first
+        # occurrence. An unanchored search, since `$` differs between regex dialects.
+        found = re.search(value["pattern"], problem.instance)
+        yield error_at(
+            BAD_FORM,
+            pointer,
+            f"{subject} {value.get('description', 'has a character that is not allowed')}",
+            problem.schema.get("description"),
+            offset=found.start() if found else None,
         )
         return
     sizes = _SIZE_MESSAGES.get(validator)

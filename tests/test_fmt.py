@@ -1,0 +1,409 @@
+"""kb fmt: the canonical form, data never changed, comments kept, atomic writes."""
+
+from __future__ import annotations
+
+import copy
+import os
+import shutil
+import stat
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bottleneck_kb import fmt, schemas
+from bottleneck_kb.cli import main
+from bottleneck_kb.fmt import fold_positions, format_paths, format_text, same_data
+from bottleneck_kb.kb import discover
+from bottleneck_kb.source import load
+
+from .conftest import FIXTURES, REPOSITORY
+
+ENTRY_LINE = "# yaml-language-server: $schema=../../schema/entry.schema.json"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), env={"GITHUB_ACTIONS": ""})
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    """A knowledge base that publishes its schemas, as this repository does."""
+    root = tmp_path / "kb"
+    shutil.copytree(FIXTURES / "kb", root)
+    shutil.copytree(REPOSITORY / "schema", root / "schema")
+    return root
+
+
+MESSY = """\
+# A leading comment stays.
+title: 'Messy: entry'   \n\
+id: x/a
+bound_by: memory
+class: decode_gemm
+arithmetic_intensity:
+  bytes: 2 * k
+  flops: "2 * k"
+  summary: >-
+    A folded paragraph whose single line is far too long for the hundred columns that folded {}
+scales_with:
+- symbol: k   # the symbol
+  name: k_x
+  description: 'yes'
+  typical: 1e9
+  range: [1e7, 0o20]
+workarounds: []
+notes: "007"
+""".format("prose may take.")
+
+CANONICAL = f"""\
+{ENTRY_LINE}
+# A leading comment stays.
+id: x/a
+title: "Messy: entry"
+class: decode_gemm
+bound_by: memory
+arithmetic_intensity:
+  summary: >-
+    A folded paragraph whose single line is far too long for the hundred columns that folded prose
+    may take.
+  flops: 2 * k
+  bytes: 2 * k
+scales_with:
+  - name: k_x
+    symbol: k # the symbol
+    description: "yes"
+    typical: 1.0e+9
+    range: [1.0e+7, 16]
+workarounds: []
+notes: "007"
+"""
+
+
+def formatted(text: str, kind: str = schemas.ENTRY, line: str | None = ENTRY_LINE) -> str:
+    return format_text(text.encode(), "x.yaml", kind, line)
+
+
+def data_of(text: str) -> dict[str, Any]:
+    document, problems = load(text.encode(), "x.yaml")
+    assert document is not None, problems
+    return document.data
+
+
+def test_a_messy_entry_takes_the_canonical_form() -> None:
+    assert formatted(MESSY) == CANONICAL
+    assert same_data(data_of(CANONICAL), data_of(MESSY))
+
+
+def test_the_canonical_form_is_a_fixed_point() -> None:
+    assert formatted(CANONICAL) == CANONICAL
+
+
+def test_a_wrong_schema_line_is_replaced_and_a_missing_one_added() -> None:
+    wrong = "# yaml-language-server: $schema=elsewhere.json\nid: x/a\n"
+    assert formatted(wrong) == f"{ENTRY_LINE}\nid: x/a\n"
+    assert formatted("id: x/a\n") == f"{ENTRY_LINE}\nid: x/a\n"
+
+
+def test_without_a_schema_folder_the_first_line_is_left_alone() -> None:
+    text = "# yaml-language-server: $schema=https://example.com/entry.json\nid: x/a\n"
+    assert formatted(text, line=None) == text
+
+
+def test_key_order_is_read_from_the_schema_whatever_its_shape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A device figure written as a mapping (value and source) is ordered by the schema's
+    properties for that shape: nothing in fmt names a key."""
+    schema = copy.deepcopy(schemas.schema(schemas.HARDWARE))
+    schema["properties"]["memory_bandwidth"] = {
+        "oneOf": [
+            {"type": "string"},
+            {"type": "object", "properties": {"value": {}, "source": {}, "note": {}}},
+        ]
+    }
+    monkeypatch.setattr(fmt.schemas, "schema", lambda kind: schema)
+    text = "memory_bandwidth:\n  note: n\n  source: x\n  value: 3.35 TB/s\nid: d\n"
+    assert formatted(text, schemas.HARDWARE, None) == (
+        "id: d\nmemory_bandwidth:\n  value: 3.35 TB/s\n  source: x\n  note: n\n"
+    )
+
+
+REORDERED = """\
+# top of file
+title: t
+# before id
+id: x/a
+scales_with:
+- symbol: k   # the symbol
+  # before name
+  name: k_x
+  range: [1, 2]  # eol range
+
+  # before unit
+  unit: u  # eol unit
+
+# before workarounds
+workarounds: []
+arithmetic_intensity:
+  bytes: 2 * k
+  flops: 2 * k  # eol flops
+  # before summary
+  summary: >-
+    x
+# before notes
+notes: n
+# at the end
+"""
+
+
+def test_comments_stay_before_the_key_they_were_written_before() -> None:
+    """Except before the first key of a list item, where they would split `- ` from the key:
+    they follow that key."""
+    assert formatted(REORDERED) == (
+        f"{ENTRY_LINE}\n"
+        "# top of file\n"
+        "# before id\n"
+        "id: x/a\n"
+        "title: t\n"
+        "arithmetic_intensity:\n"
+        "  # before summary\n"
+        "  summary: >-\n"
+        "    x\n"
+        "  flops: 2 * k  # eol flops\n"
+        "  bytes: 2 * k\n"
+        "scales_with:\n"
+        "  - name: k_x\n"
+        "    # before name\n"
+        "    symbol: k # the symbol\n"
+        "\n"
+        "    # before unit\n"
+        "    unit: u # eol unit\n"
+        "    range: [1, 2] # eol range\n"
+        "\n"
+        "# before workarounds\n"
+        "workarounds: []\n"
+        "# before notes\n"
+        "notes: n\n"
+        "# at the end\n"
+    )
+
+
+def test_keys_the_schema_does_not_know_follow_the_known_ones_in_written_order() -> None:
+    text = "zeta: 1\nid: x/a\nalpha: 2\ntitle: t\n"
+    assert formatted(text) == f"{ENTRY_LINE}\nid: x/a\ntitle: t\nzeta: 1\nalpha: 2\n"
+
+
+def test_folded_prose_keeps_the_authors_lines_when_they_fit() -> None:
+    text = "notes: >-\n  Short line.\n  Another short line.\n"
+    assert formatted(text) == f"{ENTRY_LINE}\n{text}"
+
+
+def test_fold_positions_fill_greedily_and_leave_a_long_word_alone() -> None:
+    assert fold_positions("aa bb cc dd", 5) == [5]
+    assert fold_positions("aaaaaaaa bb", 5) == [8]
+    assert fold_positions("aa bb\nccc dd ee", 5) == [9]
+    assert fold_positions("aa  bb cc", 4) == [6]  # never at a double space
+
+
+def _repository_files() -> list[tuple[str, Path]]:
+    files = [(schemas.ENTRY, p) for p in discover(REPOSITORY, "entries")]
+    files += [(schemas.HARDWARE, p) for p in discover(REPOSITORY, "hardware")]
+    files += [(schemas.ENTRY, p) for p in sorted((FIXTURES / "valid").glob("*.yaml"))]
+    files += [(schemas.ENTRY, p) for p in discover(FIXTURES / "kb", "entries")]
+    files += [(schemas.HARDWARE, p) for p in discover(FIXTURES / "kb", "hardware")]
+    return files
+
+
+@pytest.mark.parametrize(
+    ("kind", "path"),
+    _repository_files(),
+    ids=[p.relative_to(REPOSITORY).as_posix() for _, p in _repository_files()],
+)
+def test_every_repository_file_keeps_its_data_and_formats_idempotently(
+    kind: str, path: Path
+) -> None:
+    raw = path.read_bytes()
+    once = format_text(raw, "x.yaml", kind, ENTRY_LINE)
+    assert format_text(once.encode(), "x.yaml", kind, ENTRY_LINE) == once
+    before, _ = load(raw, "x.yaml")
+    assert before is not None
+    assert same_data(data_of(once), before.data)
+    comments = [line.strip() for line in raw.decode("utf-8-sig").splitlines() if "# " in line]
+    for comment in comments:
+        if not comment.startswith("# yaml-language-server"):
+            assert comment in once
+
+
+def test_the_repository_is_already_formatted() -> None:
+    run_ = format_paths(REPOSITORY)
+    assert run_.diagnostics == []
+    assert [f.display for f in run_.changed] == []
+    assert len(run_.formatted) == len(discover(REPOSITORY, "entries")) + len(
+        discover(REPOSITORY, "hardware")
+    )
+
+
+# Entries written many ways: keys shuffled, quoting and number forms varied, comments between
+# keys, prose folded at random widths.
+words = st.text(
+    st.characters(whitelist_categories=("Lu", "Ll", "Nd"), max_codepoint=0x17F),
+    min_size=1,
+    max_size=12,
+)
+# Punctuation that YAML gives meaning to, so that quoting is exercised.
+marks = st.text(st.sampled_from(list(":#'\"-?[]{},&*!|>%@`~=<. ")), min_size=1, max_size=4)
+prose = st.lists(st.one_of(words, words, marks), min_size=1, max_size=40).map(" ".join)
+numbers = st.one_of(
+    st.integers(-(10**12), 10**12),
+    st.floats(allow_nan=False, allow_infinity=False, width=64, min_value=-1e300, max_value=1e300),
+)
+number_forms = st.sampled_from(["{!r}", "{:e}", "{:g}", "{:.3E}"])
+string_forms = st.sampled_from(["plain", "single", "double", "folded"])
+
+
+@st.composite
+def written_entries(draw: st.DrawFn) -> str:
+    def scalar(text: str, indent: int) -> str:
+        form = draw(string_forms)
+        if form == "single":
+            return "'" + text.replace("'", "''") + "'"
+        if form == "double" or form == "plain":
+            dumped = yaml.safe_dump(text, allow_unicode=True, width=10**6)
+            return dumped.removesuffix("...\n").strip() if form == "plain" else f'"{text}"'
+        width = draw(st.integers(10, 120))
+        pad = " " * indent
+        lines = textwrap.wrap(text, width) or [text]
+        return ">-\n" + "\n".join(pad + line for line in lines)
+
+    def number() -> str:
+        value = draw(numbers)
+        text = draw(number_forms).format(value)
+        return text if isinstance(value, float) or "." not in text else str(value)
+
+    fields = [
+        "id: x/a",
+        f"title: {scalar(draw(prose), 2)}",
+        "class: decode_gemm",
+        "bound_by: memory",
+        "arithmetic_intensity:\n"
+        f"  summary: {scalar(draw(prose), 4)}\n  flops: 2 * k\n  bytes: 2 * k",
+        "scales_with:\n  - name: k_x\n    symbol: k\n"
+        f"    description: {scalar(draw(prose), 6)}\n"
+        f"    typical: {number()}\n    range: [{number()}, {number()}]",
+        f"notes: {scalar(draw(prose), 2)}",
+    ]
+    order = draw(st.permutations(fields))
+    comments = draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
+    lines = []
+    for index, (field, comment) in enumerate(zip(order, comments, strict=True)):
+        if comment:
+            lines.append(f"# comment {index}")
+        lines.append(field)
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=150, deadline=None)
+@given(written_entries())
+def test_generated_entries_keep_their_data_and_comments_and_format_idempotently(
+    text: str,
+) -> None:
+    before, _ = load(text.encode(), "x.yaml")
+    if before is None:  # the generator wrote something the loader refuses: not our case
+        return
+    once = formatted(text)
+    assert same_data(data_of(once), before.data)
+    assert formatted(once) == once
+    lines = once.splitlines()
+    written = text.splitlines()
+    for index, line in enumerate(written):
+        if line.startswith("# comment"):
+            # A comment stays right before the key it was written before (the file's first
+            # comment stays at the top of the file).
+            following = lines[lines.index(line) + 1]
+            key = written[index + 1].split(":")[0]
+            assert index == 0 or following.startswith(f"{key}:"), (line, once)
+    assert all(line == line.rstrip() for line in lines)
+
+
+def test_kb_fmt_writes_the_canonical_form_and_keeps_the_mode(kb: Path) -> None:
+    entry = kb / "entries" / "fixtures" / "messy.yaml"
+    entry.write_text(MESSY.replace("x/a", "fixtures/messy"), encoding="utf-8")
+    entry.chmod(0o640)
+
+    result = run("fmt", "--root", str(kb), str(entry))
+
+    assert result.exit_code == 0, result.output
+    assert result.output == "reformatted entries/fixtures/messy.yaml\n"
+    assert entry.read_text(encoding="utf-8") == CANONICAL.replace("x/a", "fixtures/messy")
+    assert stat.S_IMODE(entry.stat().st_mode) == 0o640
+    assert run("fmt", "--root", str(kb), "--check", str(entry)).exit_code == 0
+    assert sorted(p.name for p in entry.parent.iterdir()) == ["messy.yaml", "minimal.yaml"]
+
+
+def test_check_lists_what_would_change_and_writes_nothing(kb: Path) -> None:
+    before = {p: p.read_bytes() for p in (kb / "hardware").iterdir()}
+
+    result = run("fmt", "--root", str(kb), "--check")
+
+    assert result.exit_code == 1
+    assert result.output == (
+        "would reformat entries/fixtures/minimal.yaml\n"
+        "would reformat hardware/amd-instinct-mi300x.yaml\n"
+        "would reformat hardware/nvidia-h100-sxm.yaml\n"
+    )
+    assert {p: p.read_bytes() for p in (kb / "hardware").iterdir()} == before
+
+
+def test_diff_shows_a_unified_diff(kb: Path) -> None:
+    result = run("fmt", "--root", str(kb), "--diff", str(kb / "entries"))
+
+    assert result.exit_code == 1
+    assert result.output == (
+        "--- a/entries/fixtures/minimal.yaml\n"
+        "+++ b/entries/fixtures/minimal.yaml\n"
+        "@@ -1,3 +1,4 @@\n"
+        f"+{ENTRY_LINE}\n"
+        " id: fixtures/minimal\n"
+        " title: A minimal valid entry\n"
+        " class: decode_gemm\n"
+    )
+
+
+def test_a_file_that_does_not_load_is_refused_and_left_alone(kb: Path) -> None:
+    broken = kb / "entries" / "fixtures" / "broken.yaml"
+    broken.write_text("id: fixtures/broken\ntitle: [unclosed\n", encoding="utf-8")
+
+    result = run("fmt", "--root", str(kb), str(broken))
+
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "entries/fixtures/broken.yaml:3:1: KB001 YAML syntax error: did not find expected ',' "
+        "or ']'\n"
+    )
+    assert broken.read_text(encoding="utf-8") == "id: fixtures/broken\ntitle: [unclosed\n"
+
+
+def test_a_failure_before_the_rename_leaves_the_old_file_whole(
+    kb: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = kb / "entries" / "fixtures" / "minimal.yaml"
+    before = entry.read_bytes()
+
+    def interrupted(source: str, target: str) -> None:
+        raise OSError("interrupted before the rename")
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    result = run("fmt", "--root", str(kb), str(entry))
+
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "entries/fixtures/minimal.yaml: left as it was: interrupted before the rename\n"
+    )
+    assert entry.read_bytes() == before
+    assert sorted(p.name for p in entry.parent.iterdir()) == ["minimal.yaml"]

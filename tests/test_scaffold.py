@@ -1,0 +1,228 @@
+"""kb new: a commented skeleton read off the schema, placeholders that kb check reports, and a
+newcomer's path from scaffold to a clean check, in a temporary copy of the repository."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from bottleneck_kb import schemas
+from bottleneck_kb.check import check
+from bottleneck_kb.cli import main
+from bottleneck_kb.fmt import format_text
+from bottleneck_kb.scaffold import choices, skeleton
+from bottleneck_kb.source import load
+
+from .conftest import REPOSITORY
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), env={"GITHUB_ACTIONS": ""})
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """A copy of the repository's knowledge base, with its published schemas."""
+    root = tmp_path / "repo"
+    for folder in ("entries", "hardware", "schema"):
+        shutil.copytree(REPOSITORY / folder, root / folder)
+    return root
+
+
+def _positions(text: str, word: str) -> list[tuple[int, int]]:
+    """(line, column) of each value `word` on a line that is not a comment."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.lstrip().startswith("#") and line.endswith(f": {word}"):
+            found.append((number, len(line) - len(word) + 1))
+    return found
+
+
+def test_the_skeleton_is_canonical_and_loads() -> None:
+    line = "# yaml-language-server: $schema=../../schema/entry.schema.json"
+    text = skeleton(schemas.ENTRY, {"id": "flops/x", "class": "decode_gemm"}, line)
+
+    assert format_text(text.encode(), "x.yaml", schemas.ENTRY, line) == text
+    document, problems = load(text.encode(), "x.yaml")
+    assert document is not None, problems
+    assert text.startswith(f"{line}\n# Entry id: ")
+    assert "\n# Title: A one-line name of the bottleneck as a reader would search for it.\n" in text
+
+
+def test_choices_are_read_from_the_schema() -> None:
+    schema = schemas.schema(schemas.ENTRY)
+    assert choices(schemas.ENTRY, "bound_by") == [
+        option["const"] for option in schema["properties"]["bound_by"]["oneOf"]
+    ]
+
+
+def test_a_new_entry_reports_exactly_its_placeholders(repository: Path) -> None:
+    result = run(
+        "new", "flops/test-card", "--class", "decode_gemm", "--bound-by", "memory",
+        "--root", str(repository),
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    assert (
+        result.output
+        == "wrote entries/flops/test-card.yaml; replace each TODO, then run kb check\n"
+    )
+    path = repository / "entries" / "flops" / "test-card.yaml"
+    text = path.read_text(encoding="utf-8")
+    upper, lower = _positions(text, "TODO"), _positions(text, "todo")
+    names = [
+        "title",
+        "arithmetic_intensity.summary",
+        "arithmetic_intensity.flops",
+        "arithmetic_intensity.bytes",
+        "scales_with[0].symbol",
+        "scales_with[0].description",
+        "workarounds[0].title",
+        "workarounds[0].description",
+    ]
+    (name_line, name_col) = lower[0]
+    expected = [
+        (line, col, "KB015", f"{name} is still a placeholder")
+        for (line, col), name in zip(upper, names, strict=True)
+    ]
+    expected += [
+        (name_line, name_col, "KB015", "scales_with[0].name is still a placeholder"),
+        (name_line, name_col - 6, "KB402", "symbol 'TODO' is used in the formulas but has no "
+         "typical value"),
+    ]  # fmt: skip
+
+    found = check(repository).diagnostics
+
+    assert [(d.line, d.col, d.code, d.message) for d in found] == sorted(expected)
+    assert {d.path for d in found} == {"entries/flops/test-card.yaml"}
+
+
+def test_a_newcomer_scaffolds_fills_checks_and_formats(repository: Path) -> None:
+    root = str(repository)
+    assert run("new", "gemm/test-card", "--class", "decode_gemm", "--root", root).exit_code == 0
+    path = repository / "entries" / "gemm" / "test-card.yaml"
+    text = path.read_text(encoding="utf-8")
+    for placeholder, value in [
+        ("title: TODO", "title: A test card"),
+        ("summary: TODO", "summary: Streams N bf16 weights once."),
+        ("flops: TODO", "flops: 2 * N"),
+        ("bytes: TODO", "bytes: 2 * N"),
+        ("name: todo", "name: weights"),
+        ("symbol: TODO", "symbol: N"),
+        ("description: TODO", "description: Weights streamed.\n    typical: 1.0e+9"),
+        ("title: TODO", "title: Fewer bytes"),
+        ("description: TODO", "description: Quantize the weights."),
+    ]:
+        assert placeholder in text
+        text = text.replace(placeholder, value, 1)
+    # --bound-by was not given: the skeleton asks for it, naming what is allowed.
+    assert "\nbound_by: TODO\n" in text
+    comments = " ".join(line[2:] for line in text.splitlines() if line.startswith("# "))
+    allowed = ", ".join(choices(schemas.ENTRY, "bound_by"))
+    assert "Bound by: " in comments and f"One of: {allowed}." in comments
+    text = text.replace("bound_by: TODO", "bound_by: memory")
+    path.write_text(text, encoding="utf-8")
+
+    checked = run("check", "--root", root)
+    formatted = run("fmt", "--check", "--root", root)
+
+    assert checked.exit_code == 0, checked.output
+    assert checked.output.startswith("All clear: checked ")
+    assert formatted.exit_code == 0, formatted.output
+    assert formatted.output == ""
+
+
+def test_a_new_device_loads_and_is_canonical(repository: Path) -> None:
+    result = run("new", "--hardware", "acme-x1", "--root", str(repository))
+
+    assert result.exit_code == 0, result.output
+    path = repository / "hardware" / "acme-x1.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# yaml-language-server: $schema=../schema/hardware.schema.json\n")
+    assert "\nname: TODO\n" in text
+    assert run("fmt", "--check", "--root", str(repository), str(path)).exit_code == 0
+    document, problems = load(path.read_bytes(), "acme-x1.yaml")
+    assert document is not None, problems
+    assert document.data["id"] == "acme-x1"
+
+
+def test_an_existing_file_is_never_overwritten(repository: Path) -> None:
+    path = repository / "entries" / "flops" / "speculative-draft.yaml"
+    before = path.read_bytes()
+
+    result = run("new", "flops/speculative-draft", "--root", str(repository))
+
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: entries/flops/speculative-draft.yaml already exists\n"
+        "    hint: edit it, or choose another id\n"
+    )
+    assert path.read_bytes() == before
+
+
+def test_a_malformed_id_is_refused_with_what_is_allowed(repository: Path) -> None:
+    before = sorted(repository.rglob("*"))
+
+    result = run("new", "Flops/../x", "--root", str(repository))
+
+    description = schemas.schema(schemas.ENTRY)["properties"]["id"]["description"]
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: 'Flops/../x' is not a valid entry id\n    hint: {description}\n"
+    )
+    assert sorted(repository.rglob("*")) == before
+
+
+def test_an_unknown_class_gets_a_did_you_mean(repository: Path) -> None:
+    result = run("new", "flops/x", "--class", "decode_gem", "--root", str(repository))
+
+    allowed = ", ".join(choices(schemas.ENTRY, "class"))
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: 'decode_gem' is not an allowed class\n"
+        f"    hint: did you mean 'decode_gemm'? allowed values: {allowed}\n"
+    )
+    assert not (repository / "entries" / "flops" / "x.yaml").exists()
+
+
+def test_class_is_not_an_option_for_devices(repository: Path) -> None:
+    result = run(
+        "new", "--hardware", "acme-x1", "--class", "decode_gemm", "--root", str(repository)
+    )
+
+    assert result.exit_code == 2
+    assert "--class and --bound-by are for entries, not --hardware" in result.output
+
+
+def test_the_skeleton_follows_the_schema_whatever_its_shape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A device figure that may be a mapping (value and source) is scaffolded as one: nothing
+    in kb new names a field."""
+    schema = copy.deepcopy(schemas.schema(schemas.HARDWARE))
+    schema["properties"]["memory_bandwidth"] = {
+        "title": "Memory bandwidth",
+        "oneOf": [
+            {"type": "string"},
+            {
+                "type": "object",
+                "required": ["value", "source"],
+                "properties": {
+                    "value": {"title": "Value", "type": "string"},
+                    "source": {"title": "Source", "type": "string"},
+                    "note": {"type": "string"},
+                },
+            },
+        ],
+    }
+    monkeypatch.setattr(schemas, "schema", lambda kind: schema)
+
+    text = skeleton(schemas.HARDWARE, {"id": "acme-x1"}, None)
+
+    assert "\n# Memory bandwidth\nmemory_bandwidth:\n  # Value\n  value: TODO\n" in text
+    assert "\n  # Source\n  source: TODO\n" in text
+    assert "note" not in text

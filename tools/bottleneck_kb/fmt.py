@@ -1,0 +1,506 @@
+"""`kb fmt`: every entry and device file in one canonical form, the seed files' style.
+
+Keys in the order of their schema's `properties` (read recursively, so a change of shape in a
+schema changes the order with no change here), two-space indentation with sequences indented
+under their key, folded prose (`>-`) wrapped at 100 columns, quotes only where a plain scalar
+would be read as something else (by this loader or by YAML 1.1 readers), numbers in a form that
+YAML 1.1 and 1.2 read alike, and the `# yaml-language-server: $schema=...` line first.
+
+Comments survive because the file is re-written by ruamel.yaml's round-trip mode. ruamel is
+pure Python and many times slower than libyaml (benchmarks/bench_fmt.py), so it is imported
+here only and never on `kb check`'s path. The data the loader reads is never changed: every
+result is read back with the loader and compared with the file as it was, and a file whose
+data would change is refused, not written. A file that does not load is refused too; writes
+are atomic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import io
+import itertools
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.emitter import Emitter
+from ruamel.yaml.error import CommentMark, MarkedYAMLError, YAMLError
+from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.scalarfloat import ScalarFloat
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString,
+    FoldedScalarString,
+    LiteralScalarString,
+)
+from ruamel.yaml.tokens import CommentToken
+
+from . import schemas
+from .diagnostics import INTERNAL, Diagnostic, error
+from .kb import ENTRIES, HARDWARE, SUFFIX, discover, display_path, guarded
+from .source import (
+    _LEADING_ZERO,
+    _OCT,
+    _YAML11_FLOAT,
+    MAX_FILE_BYTES,
+    NOT_A_FILE,
+    SYNTAX,
+    load,
+    read_file,
+)
+from .source import _portable as portable_number
+
+#: Folded prose is wrapped to lines of at most this many columns (a longer word stands alone).
+WIDTH = 100
+#: What a schema line starts with; any such first line is replaced by the right one.
+SCHEMA_LINE_START = "# yaml-language-server:"
+
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_STR_TAG = "tag:yaml.org,2002:str"
+_TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+_BLOCK_SCALARS = (FoldedScalarString, LiteralScalarString)
+_COMMENT_INDENT = re.compile(r"^[ \t]*#", re.MULTILINE)
+# PyYAML's resolver reads plain scalars as YAML 1.1 does (`yes`, `1_000`, `12:30`).
+_resolve_yaml11: Callable[[Any, str, tuple[bool, bool]], str] = yaml.resolver.Resolver().resolve
+_MAX_SCHEMA_DEPTH = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Formatted:
+    """One file as it is and in canonical form."""
+
+    path: Path
+    display: str
+    before: str
+    after: str
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                self.before.splitlines(keepends=True),
+                self.after.splitlines(keepends=True),
+                f"a/{self.display}",
+                f"b/{self.display}",
+            )
+        )
+
+
+@dataclass
+class FormatRun:
+    """Every file formatted, and why each refused file was refused."""
+
+    formatted: list[Formatted] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def changed(self) -> list[Formatted]:
+        return [f for f in self.formatted if f.changed]
+
+
+class _Refused(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def format_paths(root: Path, paths: Sequence[Path] | None = None) -> FormatRun:
+    """Canonical forms of every entry and device below `root`, or of the given paths
+    (folders expanded). Nothing is written."""
+    run = FormatRun()
+    for path in _files(root, paths, run.diagnostics):
+        formatted, problems = guarded(format_file, path, root)
+        run.diagnostics.extend(problems)
+        if formatted is not None:
+            run.formatted.append(formatted)
+    return run
+
+
+def _files(root: Path, paths: Sequence[Path] | None, problems: list[Diagnostic]) -> list[Path]:
+    if paths is None:
+        return discover(root, ENTRIES) + discover(root, HARDWARE)
+    chosen: list[Path] = []
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            chosen.extend(sorted(path.rglob(f"*{SUFFIX}")))
+        elif path.exists() or path.is_symlink():
+            chosen.append(path)
+        else:
+            problems.append(
+                error(NOT_A_FILE, display_path(path, root), 1, 1, "no such file or directory")
+            )
+    return list(dict.fromkeys(chosen))
+
+
+def kind_of(path: Path, root: Path) -> str:
+    """A file below root/hardware is a device; any other is an entry (as `kb check` reads)."""
+    hardware = (root / HARDWARE).absolute()
+    return schemas.HARDWARE if path.absolute().is_relative_to(hardware) else schemas.ENTRY
+
+
+def format_file(path: Path, root: Path) -> tuple[Formatted | None, list[Diagnostic]]:
+    """The canonical form of one file, or the located reason it is refused."""
+    display = display_path(path, root)
+    if path.is_symlink():
+        return None, [
+            error(NOT_A_FILE, display, 1, 1, "is a symlink; kb fmt formats the file it names")
+        ]
+    raw, problems = read_file(path, display, root)
+    if raw is None:
+        return None, problems
+    kind = kind_of(path, root)
+    relative = Path(os.path.relpath(path.absolute(), root.absolute())).as_posix()
+    try:
+        after = format_text(raw, display, kind, schemas.schema_line(root, relative, kind))
+    except _Refused as refused:
+        return None, [refused.diagnostic]
+    return Formatted(path, display, raw.decode("utf-8"), after), []
+
+
+def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) -> str:
+    """The canonical text of the file `raw` of `kind`, starting with `schema_line` (in place of
+    any first line naming a schema) unless that is None.
+
+    Raises _Refused when the file does not load, or when its data would change.
+    """
+    document, problems = load(raw, display)
+    if document is None:
+        raise _Refused(problems[0])
+    text = document.text.replace("\r\n", "\n").replace("\r", "\n")
+    first, _, rest = text.partition("\n")
+    skipped = 0
+    if schema_line is not None and first.startswith(SCHEMA_LINE_START):
+        text, skipped = rest, 1
+    yaml_rt = _round_trip()
+    try:
+        tree = yaml_rt.load(text)
+    except YAMLError as exc:
+        mark = exc.problem_mark if isinstance(exc, MarkedYAMLError) else None
+        line, col = (mark.line + 1 + skipped, mark.column + 1) if mark else (1, 1)
+        raise _Refused(
+            error(SYNTAX, display, line, col, f"cannot be formatted: {exc}".splitlines()[0])
+        ) from None
+    schema = schemas.schema(kind)
+    _canonical(tree, schema, schema, 0)
+    out = io.StringIO()
+    yaml_rt.dump(tree, out)
+    body = _TRAILING_SPACE.sub("", out.getvalue()).strip("\n")
+    result = f"{body}\n" if schema_line is None else f"{schema_line}\n{body}\n"
+    written, _ = load(result.encode("utf-8"), display)
+    if written is None or not same_data(written.data, document.data):
+        raise _Refused(
+            error(
+                INTERNAL,
+                display,
+                1,
+                1,
+                "formatting would change what the file means, so it is left as it is",
+                "this is a bug in kb fmt; please report it with the file",
+            )
+        )
+    return result
+
+
+def same_data(a: Any, b: Any) -> bool:
+    """Equal as data, types included (1, 1.0 and True are three different values)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_data(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace the file at `path` with `text`, all or nothing: a temporary file in the same
+    folder, flushed to disk, then renamed over it, with the file's mode kept. An interrupted
+    run leaves the old file whole (and at worst a hidden temporary file beside it)."""
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    descriptor, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+class _Emitter(Emitter):
+    """ruamel's emitter, preferring double quotes (as the seed files do) to single ones."""
+
+    def choose_scalar_style(self) -> Any:
+        style = super().choose_scalar_style()
+        return '"' if style == "'" else style
+
+
+class _Representer(RoundTripRepresenter):
+    """Numbers in the form YAML 1.1 and 1.2 read alike (what KB014 asks): `1e9` -> `1.0e+9`,
+    `007` and `0o17` -> decimal. A float keeps the form it was written in (`1.0e+9`, `12.50`)
+    when that denotes the float's shortest decimal; ruamel re-renders floats from their value
+    and its form is not always that (`5e-324` -> `4.0e-324`), and then the shortest is written."""
+
+    def represent_float(self, data: Any) -> Any:
+        node = super().represent_float(data)
+        return self._exact(node, data)
+
+    def represent_scalar_float(self, data: Any) -> Any:
+        node = super().represent_scalar_float(data)
+        return self._exact(node, data)
+
+    def _exact(self, node: Any, data: Any) -> Any:
+        text = node.value
+        if not _YAML11_FLOAT.fullmatch(text):
+            text = portable_number(text)
+        shortest = repr(float(data))
+        if Decimal(text) != Decimal(shortest):
+            text = portable_number(shortest)
+        node.value = text
+        return node
+
+    def represent_scalar(self, tag: Any, value: Any, style: Any = None, anchor: Any = None) -> Any:
+        if tag == _INT_TAG and _OCT.fullmatch(value):
+            value = str(int(value[2:], 8))
+        elif tag == _INT_TAG and _LEADING_ZERO.fullmatch(value):
+            value = str(int(value))
+        return super().represent_scalar(tag, value, style, anchor)
+
+
+_Representer.add_representer(float, _Representer.represent_float)
+_Representer.add_representer(ScalarFloat, _Representer.represent_scalar_float)
+
+
+def _round_trip() -> YAML:
+    yaml_rt = YAML()
+    yaml_rt.Emitter = _Emitter
+    yaml_rt.Representer = _Representer
+    yaml_rt.indent(mapping=2, sequence=4, offset=2)
+    # Plain and quoted scalars stay on one line, as in the seeds; only folded prose is wrapped.
+    yaml_rt.width = MAX_FILE_BYTES
+    yaml_rt.allow_unicode = True
+    return yaml_rt
+
+
+def _canonical(
+    node: Any, schema: Any, root: dict[str, Any], indent: int, item: bool = False
+) -> Any:
+    """`node` in canonical form (mappings reordered in place); `indent` is the column its
+    content starts at when it is written as a block, and `item` says it is a list's item."""
+    if isinstance(node, CommentedMap):
+        _order(node, property_names(schema, root), indent, item)
+        for key in list(node):
+            node[key] = _canonical(node[key], child(schema, root, key), root, indent + 2)
+        return node
+    if isinstance(node, CommentedSeq):
+        items = item_schema(schema, root)
+        for index, value in enumerate(node):
+            node[index] = _canonical(value, items, root, indent + 2, item=True)
+        return node
+    if isinstance(node, FoldedScalarString):
+        folded = FoldedScalarString(str(node))
+        written = getattr(node, "fold_pos", ())
+        folded.fold_pos = fold_positions(str(node), max(WIDTH - indent, 20), written)
+        return folded
+    if isinstance(node, LiteralScalarString):
+        return node
+    if isinstance(node, str):
+        return str(node) if plain_reads_back(node) else DoubleQuotedScalarString(node)
+    return node
+
+
+def _order(mapping: CommentedMap, known: list[str], indent: int, item: bool) -> None:
+    """Keys the schema knows in its order, then any others as they were written; the keys
+    stand at column `indent`, the first after `- ` when the mapping is a list `item`.
+
+    ruamel gives the blank lines and comments between two keys to the last value written
+    before them (or to the end of a list that holds it); they are moved so that they stay
+    before the key they preceded, indented as it is, and those after the last value stay at
+    the end of the mapping.
+    """
+    present = list(mapping)
+    wanted = [k for k in known if k in mapping] + [k for k in present if k not in known]
+    if wanted == present:
+        return
+    following = {key: _take_following(mapping, key) for key in present}
+    before = {
+        key: _COMMENT_INDENT.sub(" " * indent + "#", following[previous])
+        for previous, key in itertools.pairwise(present)
+    }
+    for key in wanted:
+        mapping.move_to_end(key)
+    for previous, key in itertools.pairwise(wanted):
+        _add_following(mapping, previous, before.get(key, ""))
+    first = before.get(wanted[0], "")
+    if first and not item:  # ruamel writes these lines before the key
+        moved = CommentToken(first, CommentMark(0), None)
+        mapping.ca.items.setdefault(wanted[0], [None] * 4)[1] = [moved]
+    else:  # between `- ` and the key they would break the item: after it, then
+        _add_following(mapping, wanted[0], first)
+    _add_following(mapping, wanted[-1], following[present[-1]])
+
+
+def _end_of(mapping: CommentedMap, key: str) -> tuple[Any, Any, list[Any]]:
+    """(collection, key or index) of the last value written under `key`, which ruamel gives
+    the comments that follow: a scalar, or a collection written in flow style (`[1, 2]`); and
+    the block collections on the way there, whose end may hold such comments too."""
+    holder: Any = mapping
+    at: Any = key
+    path: list[Any] = []
+    while True:
+        value = holder[at]
+        if not isinstance(value, (CommentedMap, CommentedSeq)) or not value:
+            return holder, at, path
+        if value.fa.flow_style():
+            return holder, at, path
+        path.append(value)
+        at = list(value)[-1] if isinstance(value, CommentedMap) else len(value) - 1
+        holder = value
+
+
+def _take_following(mapping: CommentedMap, key: str) -> str:
+    """Remove and return the lines after the value of `key`, leaving a comment on the value's
+    own line in place."""
+    holder, last, path = _end_of(mapping, key)
+    lines = ""
+    token = holder.ca.items.get(last, [None] * 4)[2]
+    if token is not None:
+        # A block scalar (>-, |) ends its own line, so its token holds only following lines.
+        ends_line = isinstance(holder[last], _BLOCK_SCALARS)
+        own, _, lines = ("", "", token.value) if ends_line else token.value.partition("\n")
+        if own:
+            token.value = own + "\n"
+        else:
+            holder.ca.items[last][2] = None
+    for collection in path:
+        if collection.ca.end:
+            lines += "".join(t.value for t in collection.ca.end)
+            collection.ca.end = []
+    return lines
+
+
+def _add_following(mapping: CommentedMap, key: str, lines: str) -> None:
+    if not lines:
+        return
+    holder, last, _ = _end_of(mapping, key)
+    slot = holder.ca.items.setdefault(last, [None] * 4)
+    if slot[2] is None:
+        ends_line = isinstance(holder[last], _BLOCK_SCALARS)
+        slot[2] = CommentToken(lines if ends_line else "\n" + lines, CommentMark(0), None)
+    else:
+        slot[2].value += lines
+
+
+def branches(node: Any, root: dict[str, Any], depth: int = 0) -> Iterator[dict[str, Any]]:
+    """The schema `node` and every subschema that may describe the same value: its `$ref`, and
+    the options of allOf, anyOf and oneOf (a value may be a string or a mapping). The node
+    comes first: its own title and description say more than those of the shape it refers to."""
+    if not isinstance(node, dict) or depth > _MAX_SCHEMA_DEPTH:
+        return
+    yield node
+    reference = node.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/"):
+        target: Any = root
+        for part in reference[2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        yield from branches(target, root, depth + 1)
+    for word in ("allOf", "anyOf", "oneOf"):
+        for option in node.get(word, ()):
+            yield from branches(option, root, depth + 1)
+
+
+def property_names(schema: Any, root: dict[str, Any]) -> list[str]:
+    """The keys `schema` knows, in the order its branches list them."""
+    names: dict[str, None] = {}
+    for branch in branches(schema, root):
+        properties = branch.get("properties")
+        if isinstance(properties, dict):
+            names.update(dict.fromkeys(properties))
+    return list(names)
+
+
+def child(schema: Any, root: dict[str, Any], key: str) -> Any:
+    """The schema of the value at `key` of a mapping that `schema` describes, or None."""
+    options = list(branches(schema, root))
+    for branch in options:
+        properties = branch.get("properties")
+        if isinstance(properties, dict) and key in properties:
+            return properties[key]
+    for branch in options:
+        if isinstance(branch.get("additionalProperties"), dict):
+            return branch["additionalProperties"]
+    return None
+
+
+def item_schema(schema: Any, root: dict[str, Any]) -> Any:
+    """The schema of the items of a list that `schema` describes, or None."""
+    return next(
+        (b["items"] for b in branches(schema, root) if isinstance(b.get("items"), dict)), None
+    )
+
+
+def plain_reads_back(text: str) -> bool:
+    """True when `text` written plain would be read as this same string by our loader and by
+    YAML 1.1 readers. (Whether YAML's syntax allows it plain is the emitter's business.)"""
+    if _resolve_yaml11(yaml.ScalarNode, text, (True, False)) != _STR_TAG:
+        return False
+    if text[:1].isalpha():  # the loader reads these as text unless YAML 1.1 reserves them
+        return True
+    document, _ = load(f"k: {text}\n".encode(), "")
+    return document is not None and document.data == {"k": text}
+
+
+def fold_positions(text: str, width: int, written: Sequence[int] = ()) -> list[int]:
+    """Where to break folded prose so that lines hold at most `width` characters.
+
+    A paragraph (text between hard line breaks) whose `written` breaks all fit keeps them: the
+    author's lines stay as they are. One with a longer line is refilled, greedily, at single
+    spaces between words (the only places a folded scalar can break without changing its
+    text); a word longer than the width stands alone. A more-indented line is left whole.
+    """
+    positions: list[int] = []
+    start = 0
+    for line in text.split("\n"):
+        end = start + len(line)
+        kept = [p for p in written if start < p < end]
+        edges = [start - 1, *kept, end]
+        if all(b - a - 1 <= width for a, b in itertools.pairwise(edges)):
+            positions += kept
+        elif not line.startswith((" ", "\t")):
+            positions += _refill(text, start, end, width)
+        start = end + 1
+    return positions
+
+
+def _refill(text: str, start: int, end: int, width: int) -> list[int]:
+    positions = []
+    line_start, last = start, -1
+    for index in range(start + 1, end - 1):
+        if text[index] != " " or text[index - 1].isspace() or text[index + 1].isspace():
+            continue
+        if index - line_start > width and last > line_start:
+            positions.append(last)
+            line_start = last + 1
+        last = index
+    if end - line_start > width and last > line_start:
+        positions.append(last)
+    return positions

@@ -1,0 +1,99 @@
+"""The schema line: the first line by which editors find a file's schema.
+
+Only asked for where the knowledge base publishes its schemas in schema/ (as this repository
+does): elsewhere no relative path leads to one. Reading the line costs nothing, since the loader
+keeps the file's text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ..diagnostics import Diagnostic, Severity
+from ..model import Device, Entry
+from ..schemas import ENTRY, HARDWARE, schema_line
+from ..source import Document
+from . import Context, Scope, rule
+
+ENTRY_SCHEMA_LINE = "KB016"
+DEVICE_SCHEMA_LINE = "KB018"
+
+
+def _report(code: str, document: Document, kind: str, context: Context) -> Iterator[Diagnostic]:
+    if context.root is None or document.path.startswith("/"):
+        return  # outside a knowledge base: no relative path leads to its schema/
+    expected = schema_line(context.root, document.path, kind)
+    first = document.text.partition("\n")[0].removesuffix("\r")
+    if expected is not None and first != expected:
+        yield Diagnostic(
+            code,
+            Severity.WARNING,
+            document.path,
+            1,
+            1,
+            "the first line does not point editors at the schema"
+            if first.startswith("# yaml-language-server:")
+            else "the file does not start with the schema line",
+            f"make the first line `{expected}` (kb fmt writes it)",
+            fixable=True,
+        )
+
+
+@rule(ENTRY_SCHEMA_LINE, "entry-schema-line", Scope.ENTRY, Severity.WARNING)
+def entry_schema_line(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """An entry's first line names its schema, for editors' completion and hover help.
+
+    ## What it checks
+    In a knowledge base that publishes its schemas in `schema/` (as this repository does),
+    that an entry's first line is exactly
+    `# yaml-language-server: $schema=../../schema/entry.schema.json`, the path from the
+    entry's folder to the entry schema.
+    ## Why it matters
+    Editors with the YAML language server (the VS Code YAML extension and others) read the
+    line to complete keys and values, explain each field on hover and underline mistakes as
+    the entry is typed.
+    ## How to fix
+    Run `kb fmt` on the file: it writes the line. `kb new` starts every entry with it.
+    ## Fails
+    ```yaml
+    # file: schema/entry.schema.json
+    ---
+    # file: entries/fixtures/minimal.yaml
+    title: A minimal valid entry
+    ```
+    ## Passes
+    ```yaml
+    title: A minimal valid entry
+    ```
+    (No `schema/` folder: no line is asked for.)
+    """
+    return _report(ENTRY_SCHEMA_LINE, entry.source, ENTRY, context)
+
+
+@rule(DEVICE_SCHEMA_LINE, "device-schema-line", Scope.DEVICE, Severity.WARNING)
+def device_schema_line(device: Device, context: Context) -> Iterable[Diagnostic]:
+    """A device's first line names its schema, for editors' completion and hover help.
+
+    ## What it checks
+    In a knowledge base that publishes its schemas in `schema/`, that a device's first line
+    is exactly `# yaml-language-server: $schema=../schema/hardware.schema.json`.
+    ## Why it matters
+    Editors read the line to complete and explain a device's figures and their sources as
+    they are typed.
+    ## How to fix
+    Run `kb fmt` on the file: it writes the line. `kb new --hardware` starts every device
+    with it.
+    ## Fails
+    ```yaml
+    # file: schema/hardware.schema.json
+    ---
+    # file: hardware/fixture-device.yaml
+    name: Fixture device
+    ```
+    ## Passes
+    ```yaml
+    name: Fixture device
+    ```
+    (No `schema/` folder: no line is asked for.)
+    """
+    return _report(DEVICE_SCHEMA_LINE, device.source, HARDWARE, context)

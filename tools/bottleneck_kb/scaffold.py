@@ -1,0 +1,158 @@
+"""`kb new`: a skeleton entry or device, read off the schema, for the author to fill in.
+
+Every field the schema requires (and every field with a default) is written with a comment
+above it taken from the schema's title and description, and a placeholder that `kb check`
+reports (KB015, KB017) until it is replaced. The skeleton is passed through `kb fmt`, so it is
+in canonical form and loads. An existing file is never overwritten.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from . import schemas
+from .errors import KBError
+from .fmt import WIDTH, branches, child, format_text, item_schema, property_names
+from .kb import ENTRIES, HARDWARE, SUFFIX, display_path
+from .rules.placeholders import PLACEHOLDER
+
+FOLDERS = {schemas.ENTRY: ENTRIES, schemas.HARDWARE: HARDWARE}
+
+
+class ScaffoldError(KBError):
+    """What is wrong with what `kb new` was asked for, and what is allowed (exit status 1)."""
+
+
+def choices(kind: str, key: str) -> list[str]:
+    """The allowed values of the top-level `key` of `kind`, read from the schema."""
+    schema = schemas.schema(kind)
+    return _allowed(child(schema, schema, key), schema)
+
+
+def _allowed(node: Any, root: dict[str, Any]) -> list[str]:
+    """The values of a vocabulary: the consts of its options, or its enum."""
+    found: list[str] = []
+    for branch in branches(node, root):
+        if "const" in branch:
+            found.append(str(branch["const"]))
+        found.extend(str(value) for value in branch.get("enum", ()))
+    return found
+
+
+def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> Path:
+    """Write the skeleton of a new `kind` file with id `identifier` below `root` and return its
+    path. `given` holds values of top-level fields with a fixed vocabulary (class, bound_by)."""
+    schema = schemas.schema(kind)
+    id_schema = child(schema, schema, "id")
+    pattern = id_schema.get("pattern", "")
+    if not re.fullmatch(pattern, identifier) or len(identifier) > id_schema.get("maxLength", 200):
+        raise ScaffoldError(
+            f"'{identifier}' is not a valid {kind} id", id_schema.get("description")
+        )
+    for key, value in given.items():
+        allowed = choices(kind, key)
+        if value not in allowed:
+            raise ScaffoldError(
+                f"'{value}' is not an allowed {key}", schemas.suggest(value, allowed, "values")
+            )
+    path = root / FOLDERS[kind] / f"{identifier}{SUFFIX}"
+    display = display_path(path, root)
+    if path.exists() or path.is_symlink():
+        raise ScaffoldError(f"{display} already exists", "edit it, or choose another id")
+    relative = f"{FOLDERS[kind]}/{identifier}{SUFFIX}"
+    text = skeleton(kind, {"id": identifier, **given}, schemas.schema_line(root, relative, kind))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _create(path, text)
+    return path
+
+
+def skeleton(kind: str, given: dict[str, str], schema_line: str | None) -> str:
+    """The canonical text of a new file of `kind`: the `given` values, and a commented
+    placeholder for every other field that the schema requires."""
+    schema = schemas.schema(kind)
+    lines: list[str] = []
+    _mapping(schema, schema, given, 0, "", lines)
+    return format_text(("\n".join(lines) + "\n").encode(), "new", kind, schema_line)
+
+
+def _mapping(
+    node: Any, root: dict[str, Any], given: dict[str, str], indent: int, dash: str, lines: list[str]
+) -> None:
+    """The keys of a mapping `node` describes, at column `indent`; the first one after `dash`
+    (`- ` when the mapping is a list item)."""
+    names = property_names(node, root)
+    required = {k for b in branches(node, root) if "properties" in b for k in b.get("required", ())}
+    for key in names:
+        value = child(node, root, key)
+        default = next((b["default"] for b in branches(value, root) if "default" in b), None)
+        # A mapping that requires no key (peak FLOP/s per dtype) shows all it may hold.
+        if required and key not in required and key not in given and default is None:
+            continue
+        pad = " " * (indent - len(dash))
+        lines.extend(f"{pad}# {text}" for text in _comment(value, root, WIDTH - indent - 2))
+        head = f"{pad}{dash}{key}:"
+        dash = ""
+        items = item_schema(value, root)
+        if key in given or default is not None:
+            lines.append(f"{head} {json.dumps(given.get(key, default))}")
+        elif property_names(value, root):
+            lines.append(head)
+            _mapping(value, root, {}, indent + 2, "", lines)
+        elif items is not None and property_names(items, root):
+            lines.append(head)
+            _mapping(items, root, {}, indent + 4, "- ", lines)
+        elif items is not None:
+            lines.append(f"{head} [{json.dumps(_placeholder(items, root))}]")
+        else:
+            lines.append(f"{head} {json.dumps(_placeholder(value, root))}")
+
+
+def _placeholder(node: Any, root: dict[str, Any]) -> str:
+    """The placeholder word, in upper case unless the field's pattern asks for lower case."""
+    patterns = [b["pattern"] for b in branches(node, root) if "pattern" in b]
+    for word in (PLACEHOLDER, PLACEHOLDER.lower()):
+        if all(re.search(pattern, word) for pattern in patterns):
+            return word
+    return PLACEHOLDER
+
+
+def _comment(node: Any, root: dict[str, Any], width: int) -> list[str]:
+    """The field's title and description, and its allowed values, wrapped to `width`."""
+    parts = list(branches(node, root))
+    title = next((b["title"] for b in parts if "title" in b), None)
+    description = next((b["description"] for b in parts if "description" in b), None)
+    allowed = _allowed(node, root)
+    text = ": ".join(part for part in (title, description) if part)
+    if allowed:
+        text += f" One of: {', '.join(allowed)}."
+    return textwrap.wrap(text, max(width, 40)) if text else []
+
+
+def _create(path: Path, text: str) -> None:
+    """Write a new file whole or not at all, and never over one that appeared meanwhile: the
+    text goes to a temporary file, which is then linked to `path` (refused if it exists)."""
+    descriptor, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)  # mkstemp makes the file private; a new file gets the usual mode
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            raise ScaffoldError(f"{path} already exists", "edit it, or choose another id") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
