@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -147,3 +148,11 @@ def write_example(root: Path, rule: Rule, example: str) -> list[str]:
         else:
             file.write_bytes(written.data)
     return [written.path for written in files]
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """One headless Chromium for every browser test of the session."""
+    from .browser import launch_chromium
+
+    yield from launch_chromium()

@@ -99,7 +99,7 @@ def test_a_new_function_is_one_row_of_the_table(copy: Path) -> None:
         text.replace(
             row,
             '        "cbrt": Function(1, 1, math.cbrt, _increasing(math.cbrt), '
-            "lambda sympy: sympy.cbrt),\n" + row,
+            'lambda sympy: sympy.cbrt, "Math.cbrt"),\n' + row,
         ),
         "utf-8",
     )

@@ -8,15 +8,11 @@ contributor's new entry or device does not break these tests.
 
 from __future__ import annotations
 
-import functools
 import html.parser
-import http.server
 import json
-import os
 import posixpath
 import re
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,13 +30,13 @@ from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import export
 from bottleneck_kb.site.model_view import compute_view
 
+from .browser import Browser, serve
 from .conftest import FIXTURES, REPOSITORY
 
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
 ALIAS = "flops/old-lm-head"
 NO_DEVICE = "fixtures/fp4-only"  # devices without a dense fp4 peak must be skipped and named
 HOSTILE = sorted((FIXTURES / "hostile").glob("markup-*.yaml"))
-CHROMIUM = Path("/usr/bin/chromium")
 CODE_IN_NOTES = "fixtures/code-in-notes"
 # Lines that Markdown extensions act on (fences, snippets, admonitions), in a code block.
 CODE_NOTES = """notes: |
@@ -374,80 +370,17 @@ def test_adding_an_entry_file_adds_its_page_rows_dots_and_record(tmp_path: Path)
 # --- in the browser ---------------------------------------------------------------------------
 
 
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def served(built: Path) -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(built))
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-
-
-class Browser:
-    """One headless Chromium for the session; every request any page makes is recorded, and
-    any that would leave localhost is refused and remembered."""
-
-    def __init__(self, playwright: Any, base: str) -> None:
-        self.base = base
-        self.browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        self.context = self.browser.new_context(viewport={"width": 1280, "height": 1600})
-        self.requests: list[str] = []
-        self.dialogs: list[str] = []
-        self.context.route("**/*", self._route)
-
-    def _route(self, route: Any) -> None:
-        url = route.request.url
-        self.requests.append(url)
-        if urlsplit(url).hostname == "127.0.0.1" or url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            route.abort()
-
-    def open(self, path: str) -> Any:
-        page = self.context.new_page()
-        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
-        page.goto(self.base + path)
-        page.wait_for_load_state("load")
-        return page
-
-    def off_localhost(self) -> list[str]:
-        return [
-            u
-            for u in self.requests
-            if urlsplit(u).hostname != "127.0.0.1" and not u.startswith(("data:", "blob:"))
-        ]
+    with serve(built) as base:
+        yield base
 
 
 @pytest.fixture(scope="session")
-def browser(served: str) -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("Debian's chromium is not installed (.ci/run installs it as root)")
-        pytest.skip("Debian's chromium is not installed: apt-get install chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        session = Browser(playwright, served)
-        yield session
-        session.browser.close()
+def browser(chromium: Any, served: str) -> Iterator[Browser]:
+    session = Browser(chromium, served)
+    yield session
+    session.close()
 
 
 def test_entry_page_renders_math_the_librarys_numbers_and_a_labelled_chart(
@@ -546,3 +479,25 @@ def test_hostile_entries_run_nothing_in_the_browser(browser: Browser) -> None:
     assert page.locator(".md-search-result script").count() == 0
     assert browser.dialogs == []
     assert browser.off_localhost() == []
+
+
+def test_entry_pages_carry_claims_related_both_ways_and_the_explorer(
+    built: Path, knowledge_base: KnowledgeBase
+) -> None:
+    for entry in knowledge_base.entries:
+        page = page_file(built, f"entries/{entry.id}.md").read_text("utf-8")
+        if entry.claims:
+            table = page.split("kb-claims")[1].split("</table>")[0]
+            assert table.count("<th>") == 3
+            assert table.count("<tr>") == len(entry.claims) + 1
+        incoming = [
+            other.id for other in knowledge_base.entries for r in other.related if r.id == entry.id
+        ]
+        for linked in [*(r.id for r in entry.related), *incoming]:
+            related = page.split("kb-related")[1].split("</table>")[0]
+            assert f"{linked}</a>" in related, (entry.id, linked)
+    draft = page_file(built, "entries/flops/speculative-draft.md").read_text("utf-8")
+    assert "part of this entry" in draft  # the LM head lists it as part_of
+    lm_head = page_file(built, f"entries/{LM_HEAD}.md").read_text("utf-8")
+    assert 'class="kb-explorer' in lm_head
+    assert page_file(built, "compare.md").exists()

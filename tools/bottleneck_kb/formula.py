@@ -101,14 +101,17 @@ Bounds = tuple[float, float]
 
 class Function(NamedTuple):
     """A function callable from formulas: its arity, its float implementation, its bounds
-    over intervals of its arguments (raising ValueError outside its domain), and its symbolic
-    form, given the sympy module (so that this module never imports sympy)."""
+    over intervals of its arguments (raising ValueError outside its domain), its symbolic
+    form, given the sympy module (so that this module never imports sympy), and its
+    JavaScript implementation for the site's explorer (a JS expression naming a function; a
+    non-finite result from finite arguments is refused there as outside the domain)."""
 
     min_args: int
     max_args: int | None  # None: no upper bound
     impl: Callable[..., float]
     bounds: Callable[..., Bounds]
     symbolic: Callable[[Any], Callable[..., Any]]
+    javascript: str
 
 
 def _increasing(impl: Callable[[float], float]) -> Callable[[Bounds], Bounds]:
@@ -134,14 +137,23 @@ def _floor(x: float) -> float:
 #: documentation all read it, so a new function is one row here.
 FUNCTIONS: Mapping[str, Function] = MappingProxyType(
     {
-        "min": Function(2, None, min, _elementwise(min), lambda sympy: sympy.Min),
-        "max": Function(2, None, max, _elementwise(max), lambda sympy: sympy.Max),
-        "ceil": Function(1, 1, _ceil, _increasing(_ceil), lambda sympy: sympy.ceiling),
-        "floor": Function(1, 1, _floor, _increasing(_floor), lambda sympy: sympy.floor),
-        "log2": Function(
-            1, 1, math.log2, _increasing(math.log2), lambda sympy: lambda x: sympy.log(x, 2)
+        "min": Function(2, None, min, _elementwise(min), lambda sympy: sympy.Min, "Math.min"),
+        "max": Function(2, None, max, _elementwise(max), lambda sympy: sympy.Max, "Math.max"),
+        "ceil": Function(1, 1, _ceil, _increasing(_ceil), lambda sympy: sympy.ceiling, "Math.ceil"),
+        "floor": Function(
+            1, 1, _floor, _increasing(_floor), lambda sympy: sympy.floor, "Math.floor"
         ),
-        "sqrt": Function(1, 1, math.sqrt, _increasing(math.sqrt), lambda sympy: sympy.sqrt),
+        "log2": Function(
+            1,
+            1,
+            math.log2,
+            _increasing(math.log2),
+            lambda sympy: lambda x: sympy.log(x, 2),
+            "Math.log2",
+        ),
+        "sqrt": Function(
+            1, 1, math.sqrt, _increasing(math.sqrt), lambda sympy: sympy.sqrt, "Math.sqrt"
+        ),
     }
 )
 

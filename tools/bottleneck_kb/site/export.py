@@ -27,7 +27,7 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def _entry(entry: Entry, view: EntryView) -> dict[str, Any]:
+def _entry(entry: Entry, view: EntryView, linked_from: list[dict[str, str]]) -> dict[str, Any]:
     return {
         "id": entry.id,
         "aliases": list(entry.aliases),
@@ -48,10 +48,32 @@ def _entry(entry: Entry, view: EntryView) -> dict[str, Any]:
             }
             for s in entry.scales_with
         ],
+        "related": [{"id": r.id, "relation": r.relation} for r in entry.related],
+        "related_from": linked_from,
+        "claims": [
+            {
+                "card": c.card,
+                "source": c.source,
+                "reference": c.reference,
+                "verdict": c.verdict,
+                "check": c.check,
+            }
+            for c in entry.claims
+        ],
         "skipped": view.skipped,
         "error": view.error,
         "evaluation": view.evaluation,
     }
+
+
+def _linked_from(entry: Entry, entries: Sequence[Entry]) -> list[dict[str, str]]:
+    """The entries that list `entry` in their related, with the relation they give."""
+    return [
+        {"id": other.id, "relation": r.relation}
+        for other in entries
+        for r in other.related
+        if r.id == entry.id
+    ]
 
 
 def _device(device: Device) -> dict[str, Any]:
@@ -83,6 +105,6 @@ def knowledge_base(
     return {
         "format": FORMAT,
         "generator": f"bottleneck-kb {__version__}",
-        "entries": [_entry(e, views[e.id]) for e in entries],
+        "entries": [_entry(e, views[e.id], _linked_from(e, entries)) for e in entries],
         "devices": [_device(d) for d in devices],
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from ..kb import KnowledgeBase
 from ..model import PEAK_FLOPS, Device, Entry, dtype_traits, field_shapes, parameter_dimension
 from ..schemas import ENTRY, HARDWARE, documented, schema
 from . import charts, export
+from .explorer import COMPARE, compare_body, explorer_assets, explorer_block
 from .model_view import (
     EntryView,
     ViewCache,
@@ -102,14 +103,19 @@ def build_site(root: Path, options: Options) -> Site:
     views = ViewCache(options.cache).views(entries, devices)
     links = Links(options.directory_urls)
     site = Site()
+    entries_by_id = {e.id: e for e in entries}
     for entry in entries:
         site.pages[entry_page(entry.id)] = _entry_page(
-            entry, views[entry.id], devices, links, options
+            entry, views[entry.id], devices, links, options, entries_by_id
         )
         for alias in entry.aliases:
             if alias not in views:
                 path, html = _redirect(alias, entry.id, links)
                 site.assets[path] = html
+    site.assets.update(explorer_assets(entries, devices))
+    site.pages[COMPARE] = _page(
+        "Compare entries", [compare_body(entries, lambda path: links.asset(COMPARE, path))]
+    )
     for device in devices:
         site.pages[device_page(device.id)] = _device_page(device, entries, views, links)
     site.pages[ENTRIES_BY_CLASS] = _entry_index(entries, views, devices, links, "class")
@@ -181,7 +187,12 @@ def _schema_titles(kind: str, key: str) -> dict[str, str]:
 
 
 def _entry_page(
-    entry: Entry, view: EntryView, devices: Sequence[Device], links: Links, options: Options
+    entry: Entry,
+    view: EntryView,
+    devices: Sequence[Device],
+    links: Links,
+    options: Options,
+    entries_by_id: Mapping[str, Entry],
 ) -> str:
     here = entry_page(entry.id)
     names = {d.id: d.name for d in devices}
@@ -208,6 +219,7 @@ def _entry_page(
             + "</div>"
         )
         body += _evaluation_sections(entry, view, evaluation, names, here, links)
+        body.append(explorer_block(entry, lambda path: links.asset(here, path)))
     body += [
         "## Scales with",
         _table(
@@ -231,6 +243,11 @@ def _entry_page(
         body += ["## Workarounds", _workarounds(entry, evaluation, names)]
     if entry.checks and evaluation is not None:
         body += ["## Checks", _checks(evaluation, names)]
+    if entry.claims:
+        body += ["## The card's claims beside their sources", _claims(entry, evaluation)]
+    related = _related(entry, entries_by_id, here, links)
+    if related:
+        body += ["## Related entries", related]
     if entry.references:
         body += ["## References", _references(entry.references)]
     if entry.notes:
@@ -428,6 +445,51 @@ def _checks(evaluation: dict[str, Any], names: dict[str, str]) -> str:
         ),
         "kb-checks",
     )
+
+
+def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
+    """Card | source | the formulas' verdict: what the card says, what the cited source says,
+    and where a check computes the claim, whether it holds on every device it names."""
+    node = schema(ENTRY)["properties"]["claims"]["items"]["properties"]["verdict"]
+    verdicts = {value: title for value, (title, _) in documented(node).items()}
+    rows = []
+    for claim in entry.claims:
+        verdict = text(verdicts.get(claim.verdict, claim.verdict.replace("_", " ")))
+        if claim.check is not None and evaluation is not None:
+            outcomes = [
+                c for c in evaluation["checks"] if c["claim"] == entry.checks[claim.check].claim
+            ]
+            held = all(c["passed"] for c in outcomes)
+            verdict += f"; check {claim.check + 1} {'holds' if held else 'fails'}"
+        source = inline(claim.source) if claim.source else ""
+        if claim.reference:
+            source += f' <span class="kb-reference">({text(claim.reference)})</span>'
+        rows.append([inline(claim.card), source, verdict])
+    return _table(
+        ["the card says", "the cited source says", "the formulas' verdict"], rows, "kb-claims"
+    )
+
+
+def _related(entry: Entry, entries_by_id: Mapping[str, Entry], here: str, links: Links) -> str:
+    """The entries this one links to, and those that link to it, with how."""
+    rows = [
+        [
+            f'<a href="{text(links.href(here, entry_page(r.id)))}">{text(r.id)}</a>',
+            text(r.relation.replace("_", " ")),
+        ]
+        for r in entry.related
+        if r.id in entries_by_id
+    ]
+    rows += [
+        [
+            f'<a href="{text(links.href(here, entry_page(other.id)))}">{text(other.id)}</a>',
+            f"{text(r.relation.replace('_', ' '))} this entry",
+        ]
+        for other in entries_by_id.values()
+        for r in other.related
+        if r.id == entry.id and not any(mine.id == other.id for mine in entry.related)
+    ]
+    return _table(["entry", "relation"], rows, "kb-related") if rows else ""
 
 
 def _references(references: Iterable[Any]) -> str:

@@ -1,0 +1,417 @@
+"""The explorer in headless Debian Chromium: for every entry, at random points within its
+ranges (with and without each workaround), the raw values the page computes equal the
+library's evaluation; hostile text and formulas run no script; a copied link reproduces what
+the reader saw; no request leaves localhost; and the page stays light.
+
+Until the site's pages embed it, each entry gets a small static page made of the same block,
+payload and scripts (`explorer_block`, `explorer_assets`), served from a local http.server."""
+
+from __future__ import annotations
+
+import json
+import math
+import posixpath
+import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import markdown
+import pytest
+from click.testing import CliRunner
+
+from bottleneck_kb.cli import main
+from bottleneck_kb.evaluation import check_overrides, evaluate_entry, select_devices
+from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.model import Entry
+from bottleneck_kb.roofline import evaluate, parse_formulas
+from bottleneck_kb.site.explorer import (
+    compare_body,
+    entry_script,
+    explorable,
+    explorer_assets,
+    explorer_block,
+    script_path,
+)
+
+from .browser import Browser, serve
+
+REPOSITORY = Path(__file__).parents[1]
+SCREENSHOTS = REPOSITORY / "build" / "screenshots"
+LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
+H100 = "nvidia-h100-sxm"
+POINTS = 20
+HOSTILE = "flops/hostile-explorer"
+HOSTILE_FORMULA = "flops/hostile-formula"
+WEIGHT_LIMIT = 300 * 1024
+
+
+def _hostile(text: str, new_id: str) -> str:
+    replacements = {
+        f"id: {LM_HEAD}": f"id: {new_id}",
+        'title: "Speculative decoding drafter bottlenecks: draft LM-head projection and '
+        'quantized drafter scaling"': 'title: "</script><script>window.__pwned = 1</script>'
+        '<img src=x onerror=window.__pwned=2>"',
+        "    description: >-\n      Sequences drafted together.": (
+            "    description: >-\n      <img src=x onerror=window.__pwned=3> Sequences drafted."
+        ),
+        "unit: sequences": 'unit: "<img src=x onerror=alert(4)>"',
+        "- title: Low-rank drafter LM-head (SlimSpec)": '- title: "<svg onload=window.__pwned=5>"',
+    }
+    for old, new in replacements.items():
+        assert old in text
+        text = text.replace(old, new)
+    return text
+
+
+@pytest.fixture(scope="module")
+def knowledge_base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    """The repository's entries and devices, and two hostile entries: one whose text tries
+    to inject markup and script, one whose formula does."""
+    root = tmp_path_factory.mktemp("kb")
+    shutil.copytree(REPOSITORY / "entries", root / "entries")
+    shutil.copytree(REPOSITORY / "hardware", root / "hardware")
+    shutil.copytree(REPOSITORY / "schema", root / "schema")
+    source = (root / "entries" / f"{LM_HEAD}.yaml").read_text("utf-8")
+    (root / "entries" / f"{HOSTILE}.yaml").write_text(_hostile(source, HOSTILE), "utf-8")
+    formula = _hostile(source, HOSTILE_FORMULA).replace(
+        "flops: 2 * B * k * d * V", 'flops: "2 * B</script><script>window.__pwned=6</script>"'
+    )
+    (root / "entries" / f"{HOSTILE_FORMULA}.yaml").write_text(formula, "utf-8")
+    kb = KnowledgeBase.load(root)
+    assert kb.diagnostics == []
+    ids = {e.id for e in kb.entries}
+    assert {HOSTILE, HOSTILE_FORMULA, LM_HEAD} <= ids
+    return kb
+
+
+def repository_entries(kb: KnowledgeBase) -> list[Entry]:
+    return sorted(
+        (e for e in kb.entries if e.id not in (HOSTILE, HOSTILE_FORMULA)), key=lambda e: e.id
+    )
+
+
+def entry_url(entry_id: str) -> str:
+    return f"entries/{entry_id}/"
+
+
+def _page(title: str, block: str) -> str:
+    """A page as the site makes one: the block between Markdown of the page's own, through
+    Python-Markdown with the site's extensions (raw HTML blocks pass through as they are)."""
+    source = f"# {title}\n\nThe static evaluation.\n\n{block}\n\n## Notes\n\nMore text.\n"
+    body = markdown.markdown(source, extensions=["admonition", "tables", "toc"])
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{title}</title></head><body><main>{body}</main></body></html>"
+    )
+
+
+@pytest.fixture(scope="module")
+def built(knowledge_base: KnowledgeBase, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site = tmp_path_factory.mktemp("site")
+    devices = sorted(knowledge_base.catalog.devices.values(), key=lambda d: d.id)
+    entries = sorted(knowledge_base.entries, key=lambda e: e.id)
+    for path, content in explorer_assets(entries, devices).items():
+        (site / path).parent.mkdir(parents=True, exist_ok=True)
+        (site / path).write_text(content, "utf-8")
+    for entry in entries:
+        here = entry_url(entry.id)
+
+        def relative(path: str, here: str = here) -> str:
+            return posixpath.relpath(path, here)
+
+        folder = site / here
+        folder.mkdir(parents=True)
+        (folder / "index.html").write_text(_page("entry", explorer_block(entry, relative)), "utf-8")
+    (site / "compare").mkdir()
+    (site / "compare" / "index.html").write_text(
+        _page("compare", compare_body(entries, lambda p: posixpath.relpath(p, "compare"))),
+        "utf-8",
+    )
+    return site
+
+
+@pytest.fixture(scope="module")
+def served(built: Path) -> Iterator[str]:
+    with serve(built) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Any, served: str) -> Iterator[Browser]:
+    session = Browser(chromium, served)
+    yield session
+    session.close()
+
+
+def table(page: Any) -> dict[str, dict[str, str]]:
+    """The explorer's results: by device, each quantity's raw value (`data-value`)."""
+    rows: dict[str, dict[str, str]] = page.eval_on_selector_all(
+        ".kb-explorer .kb-x-results tr[data-device]",
+        """rows => Object.fromEntries(rows.map(r => [r.dataset.device, Object.fromEntries(
+            [...r.querySelectorAll('[data-quantity]')].map(c => [c.dataset.quantity,
+             c.dataset.value === undefined ? c.textContent : c.dataset.value]))]))""",
+    )
+    return rows
+
+
+def random_point(entry: Entry, rng: random.Random) -> dict[str, float]:
+    point = {}
+    for symbol in entry.scales_with:
+        if symbol.range is None:
+            continue
+        lo, hi = symbol.range
+        if lo > 0 and hi / lo > 10:
+            point[symbol.symbol] = lo * (hi / lo) ** rng.random()
+        else:
+            point[symbol.symbol] = lo + (hi - lo) * rng.random()
+    return point
+
+
+def assert_agrees(shown: dict[str, dict[str, str]], expected: dict[str, Any], where: str) -> None:
+    """The page's rows hold every number of the library's results: work, intensity, ridge,
+    every roof's time, the lower bound, the derived values, and the verdict."""
+    assert sorted(shown) == sorted(expected), where
+    for device, result in expected.items():
+        row = shown[device]
+        assert row["verdict"] == result.verdict, (where, device)
+        numbers = {name: getattr(result, name) for name in ("flops", "bytes", "intensity", "ridge")}
+        numbers["time"] = result.time
+        numbers.update({f"{roof}_time": t for roof, t in result.times.items()})
+        numbers.update({f"derived.{name}": v for name, v in result.derived.items()})
+        assert {k for k in row if k.endswith("_time") or k.startswith("derived.")} == {
+            k for k in numbers if k.endswith("_time") or k.startswith("derived.")
+        }, (where, device)
+        for name, want in numbers.items():
+            got = float(row[name])
+            assert math.isclose(got, want, rel_tol=1e-9), (where, device, name, got, want)
+
+
+def test_every_entry_agrees_with_the_library_at_random_points(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    catalog = knowledge_base.catalog.devices
+    entries = [e for e in repository_entries(knowledge_base) if explorable(e)]
+    assert entries
+    for entry in entries:
+        rng = random.Random(entry.id)
+        formulas, _ = parse_formulas(entry)
+        assert formulas is not None
+        devices, _ = select_devices(entry, formulas, catalog)
+        modeled = [i for i, w in enumerate(entry.workarounds) if w.model is not None]
+        page = browser.open(entry_url(entry.id))
+        for n in range(POINTS):
+            point = random_point(entry, rng)
+            check_overrides(entry, point)
+            chosen = rng.choice([None, *range(len(modeled))])
+            workaround = None if chosen is None else modeled[chosen]
+            expected = {
+                d.id: evaluate(entry, formulas, d, point, workaround=workaround) for d in devices
+            }
+            fragment = "&".join(f"{k}={v!r}" for k, v in point.items())
+            if chosen is not None:
+                fragment += f"&@w={chosen}"
+            where = f"{entry.id} #{n}: {fragment}"
+            # The page follows a change of fragment, as a reader's back button would.
+            page.evaluate(
+                """h => new Promise(done => {
+                    addEventListener("hashchange", () => setTimeout(done), {once: true});
+                    location.hash = h;
+                })""",
+                fragment,
+            )
+            assert page.locator(".kb-x-notes li").count() == 0, where
+            assert_agrees(table(page), expected, where)
+    assert browser.errors == []
+
+
+def kb_eval(*args: str) -> dict[str, Any]:
+    """`kb eval ... --format json` on the repository, as a reader would run it."""
+    done = CliRunner().invoke(main, ["eval", *args, "--root", str(REPOSITORY), "--format", "json"])
+    assert done.exit_code == 0, done.output
+    document: dict[str, Any] = json.loads(done.stdout)
+    return document
+
+
+def test_the_batch_slider_flips_the_lm_head_where_kb_eval_does(browser: Browser) -> None:
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}")
+    slider = page.locator('.kb-explorer input[type=range][data-symbol="B"]')
+    field = page.locator('.kb-explorer input[type=number][data-symbol="B"]')
+    verdicts = {}
+    for batch in (79, 80):
+        expected = kb_eval(LM_HEAD, "--on", H100, "--set", f"B={batch}")["results"][0]
+        # Drive the slider to the position that lands on `batch` (log scale, whole steps).
+        position = next(t for t in range(1001) if round(512 ** (t / 1000)) == batch)
+        slider.fill(str(position))
+        assert field.input_value() == str(batch)
+        row = table(page)[H100]
+        assert row["verdict"] == expected["verdict"]
+        assert math.isclose(float(row["time"]), expected["time"], rel_tol=1e-9)
+        verdicts[batch] = row["verdict"]
+    assert verdicts == {79: "memory", 80: "compute"}
+    # The charts follow: the reader's batch marked, a time line for each of the two roofs.
+    assert page.locator(".kb-x-svg").count() == 2
+    assert page.locator(".kb-x-times .kb-x-line polyline").count() == 2
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "explorer-lm-head-b80.png"), full_page=True)
+    link = page.locator(".kb-x-link").get_attribute("href")
+    assert link is not None and "B=80" in link
+    reopened = browser.open(link.lstrip("/").removeprefix(urlsplit(browser.base).path.lstrip("/")))
+    assert table(reopened)[H100]["verdict"] == "compute"
+    assert (
+        reopened.locator('.kb-explorer input[type=number][data-symbol="B"]').input_value() == "80"
+    )
+
+
+def test_a_shared_link_reproduces_the_state(browser: Browser) -> None:
+    page = browser.open(entry_url(LM_HEAD))
+    page.locator('.kb-explorer input[type=number][data-symbol="V"]').fill("152064")
+    page.locator('.kb-explorer input[type=number][data-symbol="V"]').dispatch_event("change")
+    page.locator(".kb-x-workaround").select_option("1")
+    page.locator('.kb-x-devices input[data-device="amd-instinct-mi300x"]').uncheck()
+    seen = table(page)
+    assert "amd-instinct-mi300x" not in seen and H100 in seen
+    link = page.locator(".kb-x-link").get_attribute("href")
+    assert link is not None
+    other = browser.new_page()
+    reopened = browser.open(link.lstrip("/"), other)
+    assert table(reopened) == seen
+    assert reopened.locator(".kb-x-workaround").input_value() == "1"
+    assert reopened.locator('[data-symbol="V"][type=number]').input_value() == "152064"
+    other.close()
+
+
+def test_out_of_range_and_invalid_values_in_a_link_are_clamped_or_ignored_with_a_note(
+    browser: Browser,
+) -> None:
+    page = browser.open(f"{entry_url(LM_HEAD)}#B=1e9&k=alert(1)&nope=3&@on={H100},evil&@w=99&d=-5")
+    notes = page.locator(".kb-x-notes li").all_text_contents()
+    assert "B=1000000000 is outside its range [1, 512]; set to 512" in notes
+    assert "ignored k=\u201calert(1)\u201d: not a number" in notes
+    assert "ignored \u201cnope\u201d: not a symbol of this entry" in notes
+    assert "ignored unknown device \u201cevil\u201d" in notes
+    assert "ignored workaround \u201c99\u201d" in notes
+    assert "d=-5 is outside its range [1024, 16384]; set to 1024" in notes
+    assert page.locator('[data-symbol="B"][type=number]').input_value() == "512"
+    assert list(table(page)) == [H100]
+
+
+def test_hostile_text_and_formulas_run_no_script(browser: Browser) -> None:
+    for entry_id in (HOSTILE, HOSTILE_FORMULA):
+        page = browser.open(entry_url(entry_id))
+        assert page.evaluate("window.__pwned") is None, entry_id
+        assert page.locator("img, svg[onload], .kb-explorer script").count() == 0
+    page = browser.open(entry_url(HOSTILE))
+    assert "<img src=x onerror=alert(4)>" in page.locator(".kb-x-name").all_text_contents()[5]
+    assert page.locator(".kb-x-workaround option").all_text_contents()[1] == (
+        "<svg onload=window.__pwned=5>"
+    )
+    # The formula that tried to inject is not explorable: no explorer and no entry script.
+    page = browser.open(entry_url(HOSTILE_FORMULA))
+    assert page.locator(".kb-explorer").count() == 0
+    assert browser.dialogs == []
+
+
+def test_compare_page_shows_entries_side_by_side(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    entries = repository_entries(knowledge_base)
+    ids = ",".join(e.id for e in entries)
+    page = browser.open(f"compare/#@entries={ids}&@on={H100},amd-instinct-mi300x&B=80")
+    page.wait_for_selector(".kb-compare .kb-x-results tr[data-entry]")
+    rows = page.eval_on_selector_all(
+        ".kb-compare tr[data-entry]",
+        """rows => rows.map(r => [r.dataset.entry, r.dataset.device, Object.fromEntries(
+            [...r.querySelectorAll('[data-quantity]')].map(c => [c.dataset.quantity,
+             c.dataset.value === undefined ? c.textContent : c.dataset.value]))])""",
+    )
+    shared = page.eval_on_selector_all(
+        ".kb-compare input[data-symbol]",
+        "fields => Object.fromEntries(fields.map(f => [f.dataset.symbol, Number(f.value)]))",
+    )
+    ranges = [e.symbols["B"].range for e in entries if "B" in e.symbols]
+    low = max(r[0] for r in ranges if r is not None)
+    high = min(r[1] for r in ranges if r is not None)
+    assert shared["B"] == min(max(80, low), high)  # the same batch for all, in every range
+    catalog = knowledge_base.catalog.devices
+    assert len(rows) == 2 * len(entries)
+    for entry_id, device, shown in rows:
+        entry = knowledge_base.entry(entry_id)
+        assert entry is not None
+        at = {k: v for k, v in shared.items() if k in entry.symbols}
+        evaluation = evaluate_entry(entry, catalog, on=[device], overrides=at, symbolic=False)
+        if evaluation.skipped:
+            assert shown == {"skipped": evaluation.skipped[0].reason}
+            continue
+        result = evaluation.results[0]
+        assert shown["verdict"] == result.verdict
+        assert math.isclose(float(shown["time"]), result.time, rel_tol=1e-9)
+    assert any("verdict" in shown for _, _, shown in rows)
+
+
+def test_no_request_left_localhost_and_the_page_is_light(browser: Browser, built: Path) -> None:
+    page = browser.open(entry_url(LM_HEAD), browser.new_page())
+    # Decoded sizes from the page's own timing entries: the same whether or not a file came
+    # from the cache. The test page has no theme, so all of it is the explorer's and the entry's.
+    files = page.evaluate(
+        """() => performance.getEntriesByType("navigation").concat(
+            performance.getEntriesByType("resource")).map(e => [e.name, e.decodedBodySize])"""
+    )
+    weight = sum(size for _, size in files)
+    print(f"\nexplorer entry page weight: {weight / 1024:.1f} KB ({len(files)} files)")
+    loaded = {name.rsplit("/", 1)[-1] for name, size in files if size}
+    assert {
+        "kb-formula.js",
+        "kb-explorer.js",
+        "kb-explorer.css",
+        f"{LM_HEAD.split('/')[1]}.js",
+    } < loaded
+    assert 0 < weight < WEIGHT_LIMIT
+    page.close()
+    off = [
+        u for u in browser.requests if urlsplit(u).hostname != "127.0.0.1" and u != "about:blank"
+    ]
+    assert off == []
+
+
+def test_the_dtype_picker_uses_that_dtypes_dense_peak(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}&@dtype=fp8")
+    assert page.locator('select[aria-label="dtype"]').input_value() == "fp8"
+    row = table(page)[H100]
+    peak = knowledge_base.catalog.devices[H100].peak_flops["fp8"].value
+    assert math.isclose(float(row["compute_time"]), float(row["flops"]) / peak, rel_tol=1e-12)
+    page.locator('select[aria-label="dtype"]').select_option("bf16")
+    expected = evaluate_entry(
+        knowledge_base.entry(LM_HEAD) or pytest.fail(), knowledge_base.catalog.devices, on=[H100]
+    ).results[0]
+    assert math.isclose(float(table(page)[H100]["time"]), expected.time, rel_tol=1e-9)
+
+
+def test_without_javascript_the_explorer_stays_hidden(browser: Browser) -> None:
+    context = browser.browser.new_context(java_script_enabled=False)
+    context.route("**/*", browser._route)
+    page = context.new_page()
+    page.goto(browser.base + entry_url(LM_HEAD))
+    assert page.locator(".kb-explorer").count() == 1
+    assert not page.locator(".kb-explorer").is_visible()
+    assert page.get_by_text("The static evaluation.").is_visible()
+    context.close()
+
+
+def test_entry_text_reaches_scripts_only_as_escaped_json(knowledge_base: KnowledgeBase) -> None:
+    devices = list(knowledge_base.catalog.devices.values())
+    hostile = knowledge_base.entry(HOSTILE)
+    assert hostile is not None
+    script = entry_script(hostile, devices)
+    assert script is not None
+    assert not set("<>&") & set(script)
+    assert "\\u003cimg src=x onerror=alert(4)\\u003e" in script
+    formula = knowledge_base.entry(HOSTILE_FORMULA)
+    assert formula is not None
+    assert entry_script(formula, devices) is None
+    assert explorer_block(formula, str) == ""
+    assert script_path(HOSTILE) not in explorer_assets([formula], devices)

@@ -1,0 +1,817 @@
+/* The explorer of Bottleneck KB entry pages and the compare page: re-evaluates an entry's
+   roofline as the reader moves its symbols, devices, dtype and workaround, with the state in
+   the URL fragment. Entry scripts (made by bottleneck_kb/site/explorer.py) register each entry's
+   payload and compiled formulas. Everything from an entry reaches the page as text nodes or
+   attribute values, never as markup. */
+(function () {
+  "use strict";
+  var R = window.KBFormula;
+  var SVG = "http://www.w3.org/2000/svg";
+  var registry = {};
+  var waiting = {};
+  var SLIDER_STEPS = 1000;
+  var CHART_POINTS = 48;
+
+  function register(data, make) {
+    registry[data.id] = { data: data, compiled: make(R) };
+    (waiting[data.id] || []).forEach(function (callback) { callback(); });
+    delete waiting[data.id];
+  }
+
+  /* --- the model: the same steps as roofline.py ----------------------------------------- */
+
+  function isLog(symbol) {
+    var range = symbol.range;
+    return range !== null && range[0] > 0 && range[1] / range[0] > 10;
+  }
+
+  /* The symbols' values: typical ones, the reader's on top, the workaround's settings on top
+     of those (they are what the workaround is). */
+  function assignment(data, state) {
+    var values = {};
+    data.symbols.forEach(function (s) {
+      if (s.typical !== null) values[s.symbol] = s.typical;
+    });
+    Object.keys(state.values).forEach(function (k) { values[k] = state.values[k]; });
+    var workaround = state.workaround === null ? null : data.workarounds[state.workaround];
+    if (workaround) Object.keys(workaround.set).forEach(function (k) { values[k] = workaround.set[k]; });
+    return values;
+  }
+
+  function refusal(what, error) {
+    if (error instanceof R.FormulaError) {
+      return what + ": " + error.message + " (at offset " + error.offset + ")";
+    }
+    throw error;
+  }
+
+  function formulaFor(entry, state, name) {
+    var index = state.workaround;
+    var replaced = index === null ? null : entry.compiled.workarounds[index][name];
+    return replaced || entry.compiled.formulas[name];
+  }
+
+  /* The work at an assignment: {values, quantities} or {error}. */
+  function work(entry, state) {
+    var values = assignment(entry.data, state);
+    var quantities = {};
+    var names = ["flops", "bytes"];
+    for (var i = 0; i < names.length; i++) {
+      try {
+        quantities[names[i]] = formulaFor(entry, state, names[i])(values);
+      } catch (e) {
+        return { values: values, error: refusal(names[i] === "flops" ? "FLOPs" : "bytes", e) };
+      }
+    }
+    if (quantities.flops < 0 || quantities.bytes <= 0) {
+      return { values: values, error: "FLOPs must be >= 0 and bytes > 0 here" };
+    }
+    if (quantities.flops / quantities.bytes === Infinity) {
+      return { values: values, error: "intensity is too large to compute here" };
+    }
+    return { values: values, quantities: quantities };
+  }
+
+  /* The work on one device's roofs: the entry's other formulas (which may read the device's
+     figures by name) and derived values, the time each roof gives, the lower bound (the
+     slowest roof, overlap assumed) and the verdict (the roof that sets it, the first listed
+     on a tie; capacity when a footprint does not fit in memory). A device lacking a figure
+     the entry reads is skipped and named. */
+  function onDevice(entry, state, done, device) {
+    var data = entry.data;
+    var dtype = state.dtype;
+    var result = { device: device.id, name: device.name };
+    var peaks = device.figures.peak_flops || {};
+    var missing = data.needs.filter(function (name) {
+      return name === "peak_flops" ? !(dtype in peaks) : !(name in device.figures);
+    }).map(function (name) { return name === "peak_flops" ? "dense " + dtype + " peak" : name; });
+    if (missing.length) { result.skipped = "no " + missing.join(", ") + " in the catalog"; return result; }
+    if (done.error) { result.error = done.error; return result; }
+    var env = {};
+    Object.keys(done.values).forEach(function (k) { env[k] = done.values[k]; });
+    Object.keys(device.figures).forEach(function (k) { env[k] = device.figures[k]; });
+    env.peak_flops = peaks[dtype];
+    var q = { flops: done.quantities.flops, bytes: done.quantities.bytes };
+    var replaced = state.workaround === null ? {} : entry.compiled.workarounds[state.workaround];
+    var others = Object.keys(entry.compiled.formulas).concat(Object.keys(replaced)).filter(function (k, i, all) {
+      return !(k in q) && all.indexOf(k) === i;
+    });
+    var name = null;
+    try {
+      others.forEach(function (other) {
+        name = other;
+        var value = formulaFor(entry, state, other)(env);
+        if (value < 0) throw new R.FormulaError(other + " must be >= 0; got " + R.g(value), 0);
+        q[other] = value;
+      });
+      result.derived = {};
+      entry.compiled.derived.forEach(function (pair) {
+        name = pair[0];
+        result.derived[pair[0]] = env[pair[0]] = pair[1](env);
+      });
+    } catch (e) {
+      result.error = refusal(name, e);
+      return result;
+    }
+    result.flops = q.flops;
+    result.bytes = q.bytes;
+    result.quantities = q;
+    result.intensity = q.flops / q.bytes;
+    result.ridge = env.peak_flops / env.memory_bandwidth;
+    result.times = {};
+    result.time = -Infinity;
+    data.roofs.forEach(function (roof) {
+      if (!(roof.quantity in q)) return;
+      var t = roof.figure === null ? q[roof.quantity] : q[roof.quantity] / env[roof.figure];
+      result.times[roof.name] = t;
+      if (t > result.time) { result.time = t; result.verdict = roof.name; }
+    });
+    var capacity = data.capacity;
+    if (capacity && capacity.quantity in q && q[capacity.quantity] > env[capacity.figure]) {
+      result.verdict = capacity.name;
+    }
+    return result;
+  }
+
+  function evaluate(entryId, state) {
+    var entry = registry[entryId];
+    var done = work(entry, state);
+    var devices = entry.data.devices.filter(function (d) { return state.devices.indexOf(d.id) >= 0; });
+    return {
+      values: done.values,
+      results: devices.map(function (d) { return onDevice(entry, state, done, d); })
+    };
+  }
+
+  /* --- numbers for people --------------------------------------------------------------- */
+
+  var PREFIXES = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
+
+  function si(x, unit) {
+    if (x === 0) return "0 " + unit;
+    for (var i = 0; i < PREFIXES.length; i++) {
+      if (Math.abs(x) >= PREFIXES[i][0] || i === PREFIXES.length - 1) {
+        return Number((x / PREFIXES[i][0]).toPrecision(3)) + " " + PREFIXES[i][1] + unit;
+      }
+    }
+    return String(x);
+  }
+
+  function seconds(x) {
+    var steps = [[1, "s"], [1e-3, "ms"], [1e-6, "\u00b5s"], [1e-9, "ns"]];
+    for (var i = 0; i < steps.length; i++) {
+      if (x >= steps[i][0] || i === steps.length - 1) return Number((x / steps[i][0]).toPrecision(3)) + " " + steps[i][1];
+    }
+    return String(x);
+  }
+
+  function plain(x) { return String(Number(x.toPrecision(6))); }
+
+  function ratio(x) { return String(Number(x.toPrecision(4))); }
+
+  /* --- the URL fragment ------------------------------------------------------------------ */
+
+  var NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+  /* The state a fragment asks for, each value checked: symbols by name (`B=80`), devices
+     (`@on=a,b`), dtype (`@dtype=fp8`), workaround (`@w=1`); anything else is ignored, and
+     every value ignored or clamped is said in `notes`. */
+  function readFragment(data, fragment, state, notes) {
+    var bySymbol = {};
+    data.symbols.forEach(function (s) { bySymbol[s.symbol] = s; });
+    var known = data.devices.map(function (d) { return d.id; });
+    fragment.replace(/^#/, "").split("&").forEach(function (part) {
+      if (!part) return;
+      var at = part.indexOf("=");
+      var key, value;
+      try {
+        key = decodeURIComponent(at < 0 ? part : part.slice(0, at));
+        value = at < 0 ? "" : decodeURIComponent(part.slice(at + 1));
+      } catch (e) { notes.push("ignored a malformed part of the link"); return; }
+      if (key === "@on") {
+        var chosen = value.split(",").filter(function (id) {
+          if (known.indexOf(id) >= 0) return true;
+          if (id) notes.push("ignored unknown device \u201c" + id + "\u201d");
+          return false;
+        });
+        if (chosen.length) state.devices = chosen;
+      } else if (key === "@dtype") {
+        if (/^[a-z0-9]+$/.test(value)) state.dtype = value;
+        else notes.push("ignored dtype \u201c" + value + "\u201d");
+      } else if (key === "@w") {
+        var index = Number(value);
+        if (value === "") state.workaround = null;
+        else if (Number.isInteger(index) && index >= 0 && index < data.workarounds.length) state.workaround = index;
+        else notes.push("ignored workaround \u201c" + value + "\u201d");
+      } else if (Object.prototype.hasOwnProperty.call(bySymbol, key)) {
+        var symbol = bySymbol[key];
+        if (!NUMBER.test(value) || !isFinite(Number(value))) {
+          notes.push("ignored " + key + "=\u201c" + value + "\u201d: not a number");
+        } else if (symbol.range === null) {
+          notes.push("ignored " + key + ": it has no range, so it keeps its typical value");
+        } else {
+          state.values[key] = clamp(symbol, Number(value), notes);
+        }
+      } else {
+        notes.push("ignored \u201c" + key + "\u201d: not a symbol of this entry");
+      }
+    });
+  }
+
+  function clamp(symbol, x, notes) {
+    var lo = symbol.range[0], hi = symbol.range[1];
+    if (x >= lo && x <= hi) return x;
+    var kept = x < lo ? lo : hi;
+    notes.push(symbol.symbol + "=" + plain(x) + " is outside its range [" + plain(lo) + ", " +
+      plain(hi) + "]; set to " + plain(kept));
+    return kept;
+  }
+
+  function writeFragment(data, state) {
+    var parts = [];
+    data.symbols.forEach(function (s) {
+      if (s.symbol in state.values && state.values[s.symbol] !== s.typical) {
+        parts.push(encodeURIComponent(s.symbol) + "=" + String(state.values[s.symbol]));
+      }
+    });
+    if (state.devices.join(",") !== data.evaluated.join(",")) {
+      parts.push("@on=" + state.devices.map(encodeURIComponent).join(","));
+    }
+    if (state.dtype !== data.dtype) parts.push("@dtype=" + encodeURIComponent(state.dtype));
+    if (state.workaround !== null) parts.push("@w=" + state.workaround);
+    return parts.length ? "#" + parts.join("&") : "";
+  }
+
+  /* --- elements --------------------------------------------------------------------------- */
+
+  function el(tag, attributes, children) {
+    var node = document.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (k) { node.setAttribute(k, attributes[k]); });
+    (children || []).forEach(function (c) {
+      node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return node;
+  }
+
+  function svg(tag, attributes, children) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attributes || {}).forEach(function (k) { node.setAttribute(k, attributes[k]); });
+    (children || []).forEach(function (c) {
+      node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return node;
+  }
+
+  function sliderToValue(symbol, t) {
+    var lo = symbol.range[0], hi = symbol.range[1];
+    var x = isLog(symbol) ? lo * Math.pow(hi / lo, t / SLIDER_STEPS) : lo + (hi - lo) * t / SLIDER_STEPS;
+    // Counts (integer ends at least 8 apart) move in whole steps.
+    if (Number.isInteger(lo) && Number.isInteger(hi) && hi - lo >= 8) x = Math.round(x);
+    return Math.min(Math.max(x, lo), hi);
+  }
+
+  function valueToSlider(symbol, x) {
+    var lo = symbol.range[0], hi = symbol.range[1];
+    if (hi === lo) return 0;
+    var t = isLog(symbol) ? Math.log(x / lo) / Math.log(hi / lo) : (x - lo) / (hi - lo);
+    return Math.round(t * SLIDER_STEPS);
+  }
+
+  function dtypesOf(data, devices) {
+    var found = [];
+    data.devices.forEach(function (d) {
+      if (devices.indexOf(d.id) < 0) return;
+      Object.keys(d.figures.peak_flops || {}).forEach(function (t) { if (found.indexOf(t) < 0) found.push(t); });
+    });
+    if (found.indexOf(data.dtype) < 0) found.unshift(data.dtype);
+    return found;
+  }
+
+  /* --- an entry page ---------------------------------------------------------------------- */
+
+  function Explorer(root, entry) {
+    var data = entry.data;
+    var self = this;
+    this.root = root;
+    this.entry = entry;
+    this.state = { values: {}, devices: data.evaluated.slice(), dtype: data.dtype, workaround: null };
+    this.notes = [];
+    readFragment(data, window.location.hash, this.state, this.notes);
+    this.inputs = {};
+    this.sweep = null;
+
+    root.appendChild(el("h2", {}, ["Explore"]));
+    root.appendChild(el("p", { "class": "kb-x-help" }, [
+      "Move the symbols, pick devices, a dtype or a workaround: the numbers below are " +
+      "recomputed in the page from the entry's formulas. The link keeps what you chose."]));
+    var controls = el("div", { "class": "kb-x-controls" });
+    data.symbols.forEach(function (s) { controls.appendChild(self.symbolControl(s)); });
+    root.appendChild(controls);
+    root.appendChild(this.deviceControl());
+    this.dtypeRow = el("div", { "class": "kb-x-dtype" });
+    root.appendChild(this.dtypeRow);
+    if (data.workarounds.length) root.appendChild(this.workaroundControl());
+    this.noteList = el("ul", { "class": "kb-x-notes", "aria-live": "polite" });
+    root.appendChild(this.noteList);
+    this.summary = el("p", { "class": "kb-x-summary" });
+    root.appendChild(this.summary);
+    this.table = el("div", { "class": "kb-x-table" });
+    root.appendChild(this.table);
+    this.chart = el("div", { "class": "kb-x-chart" });
+    root.appendChild(this.chart);
+    this.link = el("a", { "class": "kb-x-link", href: "#" }, ["Link to this view"]);
+    root.appendChild(el("p", {}, [this.link]));
+    root.hidden = false;
+    this.update(false);
+  }
+
+  Explorer.prototype.symbolControl = function (s) {
+    var self = this;
+    var label = s.symbol + (s.unit ? " (" + s.unit + ")" : "");
+    if (s.range === null) {
+      return el("div", { "class": "kb-x-symbol" }, [
+        el("span", { "class": "kb-x-name" }, [label]),
+        el("span", {}, [" fixed at " + (s.typical === null ? "no value" : plain(s.typical)) + " (no range)"])]);
+    }
+    var initial = s.symbol in this.state.values ? this.state.values[s.symbol] : (s.typical !== null ? s.typical : s.range[0]);
+    this.state.values[s.symbol] = initial;
+    var slider = el("input", { type: "range", min: "0", max: String(SLIDER_STEPS), step: "1",
+      "data-symbol": s.symbol, "aria-label": s.symbol + " slider" });
+    var field = el("input", { type: "number", step: "any", min: String(s.range[0]), max: String(s.range[1]),
+      "data-symbol": s.symbol, "aria-label": s.symbol });
+    slider.value = String(valueToSlider(s, initial));
+    field.value = String(initial);
+    slider.addEventListener("input", function () {
+      var x = sliderToValue(s, Number(slider.value));
+      self.state.values[s.symbol] = x;
+      field.value = String(x);
+      self.notes = [];
+      self.update(true);
+    });
+    field.addEventListener("change", function () {
+      self.notes = [];
+      var text = field.value.trim();
+      if (!NUMBER.test(text) || !isFinite(Number(text))) {
+        self.notes.push("ignored " + s.symbol + "=\u201c" + text + "\u201d: not a number");
+      } else {
+        self.state.values[s.symbol] = clamp(s, Number(text), self.notes);
+      }
+      field.value = String(self.state.values[s.symbol]);
+      slider.value = String(valueToSlider(s, self.state.values[s.symbol]));
+      self.update(true);
+    });
+    this.inputs[s.symbol] = { slider: slider, field: field };
+    var extent = " " + plain(s.range[0]) + " to " + plain(s.range[1]) + (isLog(s) ? " (log scale)" : "");
+    return el("div", { "class": "kb-x-symbol" }, [
+      el("label", { "class": "kb-x-name" }, [label]), slider, field,
+      el("span", { "class": "kb-x-range" }, [extent]), el("span", { "class": "kb-x-about" }, [s.name])]);
+  };
+
+  Explorer.prototype.deviceControl = function () {
+    var self = this;
+    var data = this.entry.data;
+    var box = el("fieldset", { "class": "kb-x-devices" }, [el("legend", {}, ["Devices"])]);
+    var checks = [];
+    data.devices.forEach(function (d) {
+      var check = el("input", { type: "checkbox", value: d.id, "data-device": d.id });
+      check.checked = self.state.devices.indexOf(d.id) >= 0;
+      check.addEventListener("change", function () {
+        self.state.devices = checks.filter(function (c) { return c.checked; }).map(function (c) { return c.value; });
+        self.notes = [];
+        self.update(true);
+      });
+      checks.push(check);
+      box.appendChild(el("label", {}, [check, " " + d.name]));
+    });
+    [["all", true], ["none", false]].forEach(function (pair) {
+      var button = el("button", { type: "button" }, [pair[0]]);
+      button.addEventListener("click", function () {
+        checks.forEach(function (c) { c.checked = pair[1]; });
+        self.state.devices = pair[1] ? data.devices.map(function (d) { return d.id; }) : [];
+        self.notes = [];
+        self.update(true);
+      });
+      box.appendChild(button);
+    });
+    return box;
+  };
+
+  Explorer.prototype.workaroundControl = function () {
+    var self = this;
+    var select = el("select", { "class": "kb-x-workaround", "aria-label": "workaround" },
+      [el("option", { value: "" }, ["none"])]);
+    this.entry.data.workarounds.forEach(function (w, i) {
+      var option = el("option", { value: String(i) }, [w.title]);
+      option.selected = self.state.workaround === i;
+      select.appendChild(option);
+    });
+    select.addEventListener("change", function () {
+      self.state.workaround = select.value === "" ? null : Number(select.value);
+      self.notes = [];
+      self.update(true);
+    });
+    return el("p", {}, [el("label", {}, ["Workaround: ", select])]);
+  };
+
+  Explorer.prototype.renderDtypes = function () {
+    var self = this;
+    var data = this.entry.data;
+    var options = dtypesOf(data, this.state.devices);
+    this.dtypeRow.textContent = "";
+    if (options.length < 2) return;
+    var select = el("select", { "aria-label": "dtype" });
+    options.forEach(function (t) {
+      var option = el("option", { value: t }, [t + (t === data.dtype ? " (the entry's)" : "")]);
+      option.selected = t === self.state.dtype;
+      select.appendChild(option);
+    });
+    select.addEventListener("change", function () { self.state.dtype = select.value; self.notes = []; self.update(true); });
+    this.dtypeRow.appendChild(el("label", {}, ["Dense peak of dtype: ", select]));
+  };
+
+  function cell(quantity, value, shown) {
+    return el("td", { "class": "kb-number", "data-quantity": quantity, "data-value": String(value) }, [shown]);
+  }
+
+  Explorer.prototype.update = function (write) {
+    var data = this.entry.data;
+    var state = this.state;
+    var self = this;
+    var evaluation = evaluate(data.id, state);
+    var fragment = writeFragment(data, state);
+    if (write) history.replaceState(null, "", window.location.pathname + window.location.search + (fragment || "#"));
+    this.link.setAttribute("href", window.location.pathname + window.location.search + fragment);
+    this.renderDtypes();
+    var roofs = data.roofs.map(function (r) { return r.name; });
+    var derived = this.entry.compiled.derived.map(function (pair) { return pair[0]; });
+    var header = ["device", "FLOPs", "bytes", "intensity", "ridge", "bound by"]
+      .concat(roofs.map(function (r) { return r + " time"; })).concat(["lower bound"]).concat(derived);
+    var body = el("tbody");
+    var notes = this.notes.slice();
+    evaluation.results.forEach(function (r) {
+      var row = el("tr", { "data-device": r.device });
+      row.appendChild(el("td", {}, [r.name]));
+      if (r.error || r.skipped) {
+        var why = r.error ? "undefined here: " + r.error : "skipped: " + r.skipped;
+        row.appendChild(el("td", { colspan: String(header.length - 1), "class": "kb-x-undefined",
+          "data-quantity": r.error ? "error" : "skipped" }, [why]));
+        if (r.error && notes.indexOf(why) < 0) notes.push("The model is " + why);
+      } else {
+        row.appendChild(cell("flops", r.flops, si(r.flops, "FLOP")));
+        row.appendChild(cell("bytes", r.bytes, si(r.bytes, "B")));
+        row.appendChild(cell("intensity", r.intensity, ratio(r.intensity) + " FLOP/B"));
+        row.appendChild(cell("ridge", r.ridge, ratio(r.ridge) + " FLOP/B"));
+        var verdict = el("td", { "class": "kb-verdict kb-" + r.verdict, "data-quantity": "verdict", "data-value": r.verdict }, [r.verdict]);
+        row.appendChild(verdict);
+        roofs.forEach(function (name) {
+          row.appendChild(name in r.times ? cell(name + "_time", r.times[name], seconds(r.times[name])) : el("td", {}, ["\u2014"]));
+        });
+        row.appendChild(cell("time", r.time, seconds(r.time)));
+        derived.forEach(function (name) {
+          row.appendChild(cell("derived." + name, r.derived[name], plain(r.derived[name])));
+        });
+      }
+      body.appendChild(row);
+    });
+    var table = el("table", { "class": "kb-x-results" }, [
+      el("thead", {}, [el("tr", {}, header.map(function (h) { return el("th", {}, [h]); }))]), body]);
+    this.table.textContent = "";
+    this.table.appendChild(table);
+    var shown = Object.keys(evaluation.values).sort().map(function (k) { return k + " = " + plain(evaluation.values[k]); });
+    var good = evaluation.results.filter(function (r) { return r.verdict; });
+    var verdicts = {};
+    good.forEach(function (r) { verdicts[r.verdict] = (verdicts[r.verdict] || 0) + 1; });
+    this.summary.textContent = "At " + shown.join(", ") + (state.workaround !== null ? " with \u201c" +
+      data.workarounds[state.workaround].title + "\u201d" : "") + ", dense " + state.dtype + " peak: " +
+      (good.length ? Object.keys(verdicts).map(function (v) { return v + "-bound on " + verdicts[v] + " of " + good.length; }).join(", ") : "no device evaluated") + ".";
+    this.noteList.textContent = "";
+    notes.forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
+    this.renderChart(evaluation);
+  };
+
+  /* A line chart over one symbol's range: `lines` (label, points, class), horizontal `levels`
+     (label, y, class), the reader's value `at` marked; log axes where values span decades. */
+  function lineChart(symbol, ylabel, format, lines, levels, at) {
+    var ys = [];
+    lines.forEach(function (l) { l.points.forEach(function (p) { ys.push(p[1]); }); });
+    levels.forEach(function (l) { ys.push(l.y); });
+    ys = ys.filter(function (y) { return y > 0; });
+    if (!ys.length) return null;
+    var W = 640, H = 300, left = 72, right = 16, top = 12, bottom = 40;
+    var xlog = isLog(symbol), lo = symbol.range[0], hi = symbol.range[1];
+    var ymin = Math.min.apply(null, ys), ymax = Math.max.apply(null, ys);
+    var ylog = ymax / ymin > 10;
+    if (ymin === ymax) { ymin = ymin / 2; ymax = ymax * 2; }
+    function fx(x) {
+      var t = xlog ? Math.log(x / lo) / Math.log(hi / lo) : (x - lo) / (hi - lo);
+      return left + t * (W - left - right);
+    }
+    function fy(y) {
+      var t = ylog ? Math.log(y / ymin) / Math.log(ymax / ymin) : (y - ymin) / (ymax - ymin);
+      return H - bottom - t * (H - top - bottom);
+    }
+    var chart = svg("svg", { "class": "kb-chart kb-x-svg", viewBox: "0 0 " + W + " " + H, role: "img",
+      "aria-label": ylabel + " against " + symbol.symbol });
+    chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: H - bottom, x2: W - right, y2: H - bottom }));
+    chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: top, x2: left, y2: H - bottom }));
+    [[lo, "start"], [hi, "end"]].forEach(function (p) {
+      chart.appendChild(svg("text", { x: fx(p[0]), y: H - bottom + 16, "text-anchor": p[1] }, [plain(p[0])]));
+    });
+    chart.appendChild(svg("text", { x: (left + W - right) / 2, y: H - 6, "text-anchor": "middle" },
+      [symbol.symbol + (symbol.unit ? " (" + symbol.unit + ")" : "") + (xlog ? ", log scale" : "")]));
+    [[ymin, H - bottom], [ymax, top + 10]].forEach(function (p) {
+      chart.appendChild(svg("text", { x: left - 4, y: p[1], "text-anchor": "end" }, [format(p[0])]));
+    });
+    var middle = top + (H - top - bottom) / 2;
+    chart.appendChild(svg("text", { x: 12, y: middle, transform: "rotate(-90 12 " + middle + ")",
+      "text-anchor": "middle" }, [ylabel + (ylog ? ", log" : "")]));
+    levels.forEach(function (level, i) {
+      var y = fy(level.y);
+      var group = svg("g", { "class": "kb-ridge " + level.cls });
+      group.appendChild(svg("line", { x1: left, x2: W - right, y1: y, y2: y }));
+      group.appendChild(svg("text", { x: W - right - 4, y: y + (i % 2 ? 14 : -4), "text-anchor": "end" }, [level.label]));
+      chart.appendChild(group);
+    });
+    lines.forEach(function (line) {
+      var points = line.points.filter(function (p) { return p[1] > 0 || !ylog; });
+      if (points.length < 2) return;
+      var group = svg("g", { "class": "kb-x-line " + line.cls });
+      group.appendChild(svg("polyline", { points: points.map(function (p) {
+        return fx(p[0]).toFixed(1) + "," + fy(p[1]).toFixed(1); }).join(" ") }));
+      var last = points[points.length - 1];
+      if (line.label) group.appendChild(svg("text", { x: fx(last[0]) - 4, y: fy(last[1]) - 4, "text-anchor": "end" }, [line.label]));
+      chart.appendChild(group);
+    });
+    if (at !== undefined) {
+      chart.appendChild(svg("line", { "class": "kb-x-now", x1: fx(at), x2: fx(at), y1: top, y2: H - bottom }));
+    }
+    return chart;
+  }
+
+  /* Intensity as one symbol sweeps its range (the others at the reader's values), against each
+     chosen device's ridge point; and the time on each roof of the first chosen device, whose
+     crossings are where its verdict flips. */
+  Explorer.prototype.renderChart = function (evaluation) {
+    var data = this.entry.data;
+    var self = this;
+    var ranged = data.symbols.filter(function (s) { return s.range !== null && s.range[1] > s.range[0]; });
+    this.chart.textContent = "";
+    if (!ranged.length) return;
+    if (this.sweep === null) this.sweep = this.widestSweep(ranged);
+    var symbol = ranged.filter(function (s) { return s.symbol === self.sweep; })[0];
+    var picker = el("select", { "aria-label": "chart symbol" });
+    ranged.forEach(function (s) {
+      var option = el("option", { value: s.symbol }, [s.symbol]);
+      option.selected = s.symbol === symbol.symbol;
+      picker.appendChild(option);
+    });
+    picker.addEventListener("change", function () { self.sweep = picker.value; self.renderChart(evaluate(data.id, self.state)); });
+    this.chart.appendChild(el("p", {}, [el("label", {}, ["Charts as ", picker, " sweeps its range"])]));
+    var at = evaluation.values[symbol.symbol];
+    var good = evaluation.results.filter(function (r) { return r.verdict; });
+    var intensity = lineChart(symbol, "intensity (FLOP/B)", ratio,
+      [{ label: "", points: this.curve(symbol), cls: "kb-curve" }],
+      good.slice(0, 6).map(function (r, i) { return { label: r.name + " ridge", y: r.ridge, cls: "kb-series-" + i }; }), at);
+    if (intensity) this.chart.appendChild(intensity);
+    if (!good.length) return;
+    var device = data.devices.filter(function (d) { return d.id === good[0].device; })[0];
+    var lines = data.roofs.map(function (roof, i) { return { label: roof.name, points: [], cls: "kb-series-" + i, roof: roof.name }; });
+    this.sweepPoints(symbol).forEach(function (x) {
+      var state = self.stateAt(symbol.symbol, x);
+      var result = onDevice(self.entry, state, work(self.entry, state), device);
+      if (!result.times) return;
+      lines.forEach(function (line) {
+        if (line.roof in result.times) line.points.push([x, result.times[line.roof]]);
+      });
+    });
+    var times = lineChart(symbol, "time", seconds, lines, [], at);
+    if (times) {
+      this.chart.appendChild(el("p", { "class": "kb-x-caption" }, ["The time each roof gives on " + device.name +
+        ", the first device chosen: the highest is the lower bound, and where lines cross the verdict flips."]));
+      times.classList.add("kb-x-times");
+      this.chart.appendChild(times);
+    }
+  };
+
+  Explorer.prototype.sweepPoints = function (symbol) {
+    var lo = symbol.range[0], hi = symbol.range[1];
+    var points = [];
+    for (var i = 0; i < CHART_POINTS; i++) {
+      var t = i / (CHART_POINTS - 1);
+      points.push(isLog(symbol) ? lo * Math.pow(hi / lo, t) : lo + (hi - lo) * t);
+    }
+    return points;
+  };
+
+  /* The reader's state with one symbol moved to `x`. */
+  Explorer.prototype.stateAt = function (name, x) {
+    var values = {};
+    Object.keys(this.state.values).forEach(function (k) { values[k] = this.state.values[k]; }, this);
+    values[name] = x;
+    return { values: values, devices: this.state.devices, dtype: this.state.dtype, workaround: this.state.workaround };
+  };
+
+  Explorer.prototype.curve = function (symbol) {
+    var self = this;
+    var points = [];
+    this.sweepPoints(symbol).forEach(function (x) {
+      var done = work(self.entry, self.stateAt(symbol.symbol, x));
+      if (!done.error) points.push([x, done.quantities.flops / done.quantities.bytes]);
+    });
+    return points;
+  };
+
+  Explorer.prototype.widestSweep = function (ranged) {
+    var best = ranged[0].symbol, spread = -1;
+    ranged.forEach(function (s) {
+      var ys = this.curve(s).map(function (p) { return p[1]; });
+      if (!ys.length) return;
+      var min = Math.min.apply(null, ys), max = Math.max.apply(null, ys);
+      var size = min > 0 ? max / min : max - min;
+      if (size > spread) { spread = size; best = s.symbol; }
+    }, this);
+    return best;
+  };
+
+  /* --- the compare page ------------------------------------------------------------------- */
+
+  function load(listed, callback) {
+    if (registry[listed.id]) { callback(); return; }
+    (waiting[listed.id] = waiting[listed.id] || []).push(callback);
+    if (document.querySelector('script[data-kb-entry="' + CSS.escape(listed.id) + '"]')) return;
+    var script = document.createElement("script");
+    script.setAttribute("data-kb-entry", listed.id);
+    script.src = listed.script;
+    document.head.appendChild(script);
+  }
+
+  function Compare(root, listed) {
+    var self = this;
+    this.root = root;
+    this.listed = listed;
+    this.notes = [];
+    this.state = { entries: [], devices: null, values: {} };
+    this.readFragment();
+    root.appendChild(el("p", {}, ["Pick two or more entries, or one entry and several devices: " +
+      "their lower-bound times and verdicts side by side, at the same values of the symbols they share."]));
+    var box = el("fieldset", { "class": "kb-x-entries" }, [el("legend", {}, ["Entries"])]);
+    this.checks = listed.map(function (e) {
+      var check = el("input", { type: "checkbox", value: e.id, "data-entry": e.id });
+      check.checked = self.state.entries.indexOf(e.id) >= 0;
+      check.addEventListener("change", function () { self.choose(); });
+      box.appendChild(el("label", {}, [check, " " + e.title]));
+      return check;
+    });
+    root.appendChild(box);
+    this.controls = el("div", { "class": "kb-x-controls" });
+    root.appendChild(this.controls);
+    this.devices = el("fieldset", { "class": "kb-x-devices" }, [el("legend", {}, ["Devices"])]);
+    root.appendChild(this.devices);
+    this.noteList = el("ul", { "class": "kb-x-notes" });
+    root.appendChild(this.noteList);
+    this.table = el("div", { "class": "kb-x-table" });
+    root.appendChild(this.table);
+    root.hidden = false;
+    this.choose();
+  }
+
+  Compare.prototype.readFragment = function () {
+    var self = this;
+    var ids = this.listed.map(function (e) { return e.id; });
+    window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      var at = part.indexOf("=");
+      if (at < 0) return;
+      var key, value;
+      try { key = decodeURIComponent(part.slice(0, at)); value = decodeURIComponent(part.slice(at + 1)); }
+      catch (e) { self.notes.push("ignored a malformed part of the link"); return; }
+      if (key === "@entries") {
+        self.state.entries = value.split(",").filter(function (id) {
+          if (ids.indexOf(id) >= 0) return true;
+          self.notes.push("ignored unknown entry \u201c" + id + "\u201d");
+          return false;
+        });
+      } else if (key === "@on") {
+        self.state.devices = value.split(",");
+      } else if (NUMBER.test(value) && isFinite(Number(value))) {
+        self.state.values[key] = Number(value);
+      } else {
+        self.notes.push("ignored " + key + "=\u201c" + value + "\u201d");
+      }
+    });
+  };
+
+  Compare.prototype.choose = function () {
+    var self = this;
+    this.state.entries = this.checks.filter(function (c) { return c.checked; }).map(function (c) { return c.value; });
+    var pending = this.state.entries.length;
+    if (!pending) { this.render(); return; }
+    this.state.entries.forEach(function (id) {
+      load(self.listed.filter(function (e) { return e.id === id; })[0], function () {
+        pending -= 1;
+        if (pending === 0) self.build();
+      });
+    });
+  };
+
+  /* The shared symbols (by name, the range where all entries define it) and the devices. */
+  Compare.prototype.build = function () {
+    var self = this;
+    var symbols = {};
+    var devices = [];
+    this.state.entries.forEach(function (id) {
+      var data = registry[id].data;
+      data.symbols.forEach(function (s) {
+        if (s.range === null) return;
+        var known = symbols[s.symbol];
+        symbols[s.symbol] = known ? { symbol: s.symbol, unit: s.unit, name: s.name, typical: known.typical,
+          range: [Math.max(known.range[0], s.range[0]), Math.min(known.range[1], s.range[1])] } : s;
+      });
+      data.devices.forEach(function (d) { if (devices.indexOf(d.id) < 0 && data.evaluated.indexOf(d.id) >= 0) devices.push(d.id); });
+    });
+    if (this.state.devices === null) this.state.devices = devices.slice();
+    this.state.devices = this.state.devices.filter(function (d) { return devices.indexOf(d) >= 0; });
+    this.controls.textContent = "";
+    Object.keys(symbols).sort().forEach(function (name) {
+      var s = symbols[name];
+      if (s.range[0] > s.range[1]) { self.notes.push(name + ": the entries' ranges do not overlap"); return; }
+      if (!(name in self.state.values)) self.state.values[name] = s.typical !== null ? s.typical : s.range[0];
+      self.state.values[name] = clamp(s, self.state.values[name], self.notes);
+      var field = el("input", { type: "number", step: "any", "data-symbol": name, "aria-label": name });
+      field.value = String(self.state.values[name]);
+      field.addEventListener("change", function () {
+        self.notes = [];
+        if (NUMBER.test(field.value.trim())) self.state.values[name] = clamp(s, Number(field.value), self.notes);
+        field.value = String(self.state.values[name]);
+        self.render();
+      });
+      self.controls.appendChild(el("div", { "class": "kb-x-symbol" }, [el("label", {}, [name + " "]), field,
+        el("span", { "class": "kb-x-range" }, [" " + plain(s.range[0]) + " to " + plain(s.range[1])])]));
+    });
+    this.devices.textContent = "";
+    this.devices.appendChild(el("legend", {}, ["Devices"]));
+    devices.forEach(function (id) {
+      var check = el("input", { type: "checkbox", value: id, "data-device": id });
+      check.checked = self.state.devices.indexOf(id) >= 0;
+      check.addEventListener("change", function () {
+        self.state.devices = Array.prototype.filter.call(self.devices.querySelectorAll("input"), function (c) { return c.checked; })
+          .map(function (c) { return c.value; });
+        self.render();
+      });
+      self.devices.appendChild(el("label", {}, [check, " " + id]));
+    });
+    this.render();
+  };
+
+  Compare.prototype.render = function () {
+    var self = this;
+    var parts = ["@entries=" + this.state.entries.map(encodeURIComponent).join(",")];
+    if (this.state.devices) parts.push("@on=" + this.state.devices.map(encodeURIComponent).join(","));
+    Object.keys(this.state.values).sort().forEach(function (k) { parts.push(encodeURIComponent(k) + "=" + self.state.values[k]); });
+    history.replaceState(null, "", window.location.pathname + "#" + parts.join("&"));
+    var body = el("tbody");
+    this.state.entries.forEach(function (id) {
+      var entry = registry[id];
+      if (!entry) return;
+      var values = {};
+      entry.data.symbols.forEach(function (s) { if (s.symbol in self.state.values) values[s.symbol] = self.state.values[s.symbol]; });
+      var evaluation = evaluate(id, { values: values, devices: self.state.devices || [], dtype: entry.data.dtype, workaround: null });
+      evaluation.results.forEach(function (r) {
+        var row = el("tr", { "data-entry": id, "data-device": r.device }, [el("td", {}, [entry.data.title]), el("td", {}, [r.name])]);
+        if (r.verdict) {
+          row.appendChild(el("td", { "class": "kb-verdict kb-" + r.verdict, "data-quantity": "verdict", "data-value": r.verdict }, [r.verdict]));
+          row.appendChild(cell("time", r.time, seconds(r.time)));
+        } else {
+          row.appendChild(el("td", { colspan: "2", "class": "kb-x-undefined",
+            "data-quantity": r.error ? "error" : "skipped" }, [r.error || r.skipped]));
+        }
+        body.appendChild(row);
+      });
+    });
+    this.table.textContent = "";
+    this.table.appendChild(el("table", { "class": "kb-x-results" }, [
+      el("thead", {}, [el("tr", {}, ["entry", "device", "bound by", "lower bound"].map(function (h) { return el("th", {}, [h]); }))]), body]));
+    this.noteList.textContent = "";
+    this.notes.forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
+  };
+
+  function start() {
+    Array.prototype.forEach.call(document.querySelectorAll(".kb-explorer[data-entry]"), function (root) {
+      var id = root.getAttribute("data-entry");
+      if (!registry[id]) return;
+      root.explorer = new Explorer(root, registry[id]);
+      // A fragment changed by the reader (or the back button) is a new state to show;
+      // the explorer's own writes use replaceState, which fires no hashchange.
+      window.addEventListener("hashchange", function () {
+        root.textContent = "";
+        root.explorer = new Explorer(root, registry[id]);
+      });
+    });
+    var compare = document.querySelector(".kb-compare");
+    var listing = document.getElementById("kb-compare-entries");
+    if (compare && listing) compare.explorer = new Compare(compare, JSON.parse(listing.textContent));
+  }
+
+  window.KBExplorer = { register: register, evaluate: evaluate };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,76 @@
+/* Runtime of the formulas compiled by bottleneck_kb/site/formula_js.py: the float semantics of
+   the Python evaluator (formula.py), so a point where a model is undefined is refused with the
+   same message, never shown as NaN. */
+(function (global) {
+  "use strict";
+
+  function FormulaError(message, offset) {
+    this.name = "FormulaError";
+    this.message = message;
+    this.offset = offset;
+  }
+  FormulaError.prototype = Object.create(Error.prototype);
+  FormulaError.prototype.constructor = FormulaError;
+
+  function fail(message, offset) {
+    throw new FormulaError(message, offset);
+  }
+
+  function finite(x, offset) {
+    if (!isFinite(x)) fail("result is not a finite number", offset);
+    return x;
+  }
+
+  function stripZeros(s) {
+    return s.indexOf(".") < 0 ? s : s.replace(/0+$/, "").replace(/\.$/, "");
+  }
+
+  /* Python's format(x, "g"): six significant digits, exponent form outside [1e-4, 1e6). */
+  function g(x) {
+    if (x === 0) return 1 / x < 0 ? "-0" : "0";
+    var parts = x.toExponential(5).split("e");
+    var exponent = Number(parts[1]);
+    if (exponent < -4 || exponent >= 6) {
+      var size = Math.abs(exponent);
+      return stripZeros(parts[0]) + "e" + (exponent < 0 ? "-" : "+") + (size < 10 ? "0" : "") + size;
+    }
+    return stripZeros(x.toFixed(5 - exponent));
+  }
+
+  var R = {
+    FormulaError: FormulaError,
+    g: g,
+    sym: function (v, name, offset) {
+      var x = Object.prototype.hasOwnProperty.call(v, name) ? v[name] : undefined;
+      if (typeof x !== "number") fail("no value for symbol `" + name + "`", offset);
+      if (!isFinite(x)) fail("value of `" + name + "` is not a finite number", offset);
+      return x;
+    },
+    add: function (a, b, offset) { return finite(a + b, offset); },
+    sub: function (a, b, offset) { return finite(a - b, offset); },
+    mul: function (a, b, offset) { return finite(a * b, offset); },
+    div: function (a, b, offset) {
+      if (b === 0) fail("division by zero", offset);
+      return finite(a / b, offset);
+    },
+    pow: function (a, b, offset) {
+      // math.pow: ValueError for 0 to a negative power and a negative base to a fractional
+      // power, OverflowError when the result does not fit.
+      if (a === 0 && b < 0) fail("division by zero (zero to a negative power)", offset);
+      if (a < 0 && !Number.isInteger(b)) {
+        fail("negative number to a fractional power is not a real number", offset);
+      }
+      var result = Math.pow(a, b);
+      if (!isFinite(result)) fail("result is too large", offset);
+      return result;
+    },
+    call: function (name, impl, args, offset) {
+      var result = impl.apply(null, args);
+      // The language's functions are finite on finite arguments inside their domain.
+      if (!isFinite(result)) fail("`" + name + "(" + args.map(g).join(", ") + ")` is undefined", offset);
+      return result;
+    }
+  };
+
+  global.KBFormula = R;
+})(typeof window !== "undefined" ? window : globalThis);

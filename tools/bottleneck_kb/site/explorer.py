@@ -1,0 +1,190 @@
+"""The in-page explorer: each entry's model as data and compiled formulas, for the scripts of
+`assets/` to re-evaluate as a reader moves its symbols, devices, dtype and workaround.
+
+Per entry, one script asset (`assets/explorer/entries/<id>.js`) registers the entry's payload (its
+symbols with ranges, the roofs in the order that breaks ties, each workaround's settings, the
+devices with the figures the formulas read) and its formulas compiled from the validated trees by
+`formula_js`. Entry pages load it through `explorer_block`; the compare page loads the entries a
+reader picks. Nothing a contributor wrote reaches a script as code: text goes through JSON
+(escaped for HTML), formulas through `formula_js`.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+from ..evaluation import select_devices
+from ..formula import Formula
+from ..model import PEAK_FLOPS, Device, Entry
+from ..roofline import CAPACITY, ROOFS, Roof, figures_needed, parse_formulas
+from .formula_js import compile_formula, js_literal
+
+__all__ = [
+    "ASSETS",
+    "COMPARE",
+    "compare_body",
+    "entry_script",
+    "explorable",
+    "explorer_assets",
+    "explorer_block",
+    "script",
+    "script_path",
+]
+
+#: The explorer's static files, by path below the site's root.
+ASSETS = {
+    "assets/explorer/kb-formula.js": "kb-formula.js",
+    "assets/explorer/kb-explorer.js": "kb-explorer.js",
+    "assets/explorer/kb-explorer.css": "kb-explorer.css",
+}
+RUNTIME, EXPLORER, STYLES = ASSETS
+#: The compare page, below the docs folder.
+COMPARE = "compare.md"
+
+
+def script_path(entry_id: str) -> str:
+    """The entry's explorer script below the site's root."""
+    return f"assets/explorer/entries/{entry_id}.js"
+
+
+def _figures(device: Device, names: Iterable[str]) -> dict[str, Any]:
+    """The device's datasheet figures by the names formulas read them under, those it has:
+    `peak_flops` is the dense peak of each dtype it lists (the reader may pick another dtype
+    than the entry's)."""
+    figures: dict[str, Any] = {}
+    for name in names:
+        if name == PEAK_FLOPS:
+            figures[name] = {t: m.value for t, m in device.peak_flops.items()}
+        elif (measure := device.parameter(name)) is not None:
+            figures[name] = measure.value
+    return figures
+
+
+def _roof(roof: Roof) -> dict[str, str | None]:
+    return {"name": roof.name, "quantity": roof.quantity, "figure": roof.figure}
+
+
+def _functions(named: Mapping[str, Formula]) -> str:
+    return "{" + ",".join(f"{js_literal(k)}:{compile_formula(f)}" for k, f in named.items()) + "}"
+
+
+def script(
+    payload: Mapping[str, Any],
+    formulas: Mapping[str, Formula],
+    derived: Sequence[tuple[str, Formula]],
+    replacements: Sequence[Mapping[str, Formula]],
+) -> str:
+    """An entry's explorer script: `payload` (data) and its formulas compiled. `formulas` are
+    the roofs' demands by quantity name (`flops`, `bytes`, and any other roof's), `derived` the
+    named derived formulas in order, `replacements` each modeled workaround's formulas (in the
+    order of `payload["workarounds"]`). The page reads the device's figures by name for the
+    formulas that name them."""
+    derived_js = ",".join(f"[{js_literal(name)},{compile_formula(f)}]" for name, f in derived)
+    replaced = ",".join(_functions(r) for r in replacements)
+    return (
+        f"KBExplorer.register({js_literal(payload)},function(R){{return {{"
+        f"formulas:{_functions(formulas)},derived:[{derived_js}],workarounds:[{replaced}]}};}});\n"
+    )
+
+
+def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
+    """The entry's explorer script, or None when its formulas do not parse (its page says why,
+    from the evaluation)."""
+    formulas, _ = parse_formulas(entry)
+    if formulas is None:
+        return None
+    base = {"flops": formulas.flops, "bytes": formulas.bytes, **formulas.others}
+    workarounds = []
+    replacements = []
+    for index, workaround in enumerate(entry.workarounds):
+        if workaround.model is None:
+            continue
+        flops, bytes_ = formulas.workaround[index]
+        replaced = {
+            name: parsed
+            for name, parsed in (("flops", flops), ("bytes", bytes_))
+            if parsed is not None
+        }
+        replacements.append({**replaced, **formulas.workaround_others[index]})
+        workarounds.append({"title": workaround.title, "set": workaround.model.overrides})
+    given = set(base).union(*replacements)
+    needs = figures_needed(formulas)
+    chosen, _ = select_devices(entry, formulas, {d.id: d for d in devices})
+    payload = {
+        "id": entry.id,
+        "title": entry.title,
+        "dtype": entry.intensity.dtype,
+        "symbols": [
+            {
+                "symbol": s.symbol,
+                "name": s.name,
+                "unit": s.unit,
+                "typical": s.typical,
+                "range": list(s.range) if s.range else None,
+            }
+            for s in entry.scales_with
+        ],
+        "roofs": [_roof(r) for r in ROOFS if r.quantity in given],
+        "capacity": _roof(CAPACITY) if CAPACITY.quantity in given else None,
+        "needs": needs,
+        "workarounds": workarounds,
+        "devices": [{"id": d.id, "name": d.name, "figures": _figures(d, needs)} for d in devices],
+        "evaluated": [d.id for d in chosen],
+    }
+    return script(payload, base, formulas.derived, replacements)
+
+
+def explorer_assets(entries: Sequence[Entry], devices: Sequence[Device]) -> dict[str, str]:
+    """Every file the explorer serves: its scripts and styles, and one script per entry."""
+    package = resources.files(__package__).joinpath("assets")
+    files = {path: package.joinpath(name).read_text("utf-8") for path, name in ASSETS.items()}
+    for entry in entries:
+        script = entry_script(entry, devices)
+        if script is not None:
+            files[script_path(entry.id)] = script
+    return files
+
+
+def _scripts(asset_url: Callable[[str], str], entry_ids: Iterable[str]) -> str:
+    tags = [f'<link rel="stylesheet" href="{html.escape(asset_url(STYLES))}">']
+    for path in (RUNTIME, EXPLORER, *map(script_path, entry_ids)):
+        tags.append(f'<script src="{html.escape(asset_url(path))}"></script>')
+    return "".join(tags)
+
+
+def explorable(entry: Entry) -> bool:
+    """Whether the entry has an explorer: its formulas parse (else its page says why)."""
+    return parse_formulas(entry)[0] is not None
+
+
+def explorer_block(entry: Entry, asset_url: Callable[[str], str]) -> str:
+    """The explorer on an entry page, as one raw HTML block: a placeholder the script fills
+    (hidden until it runs, so without JavaScript the static table and chart are the page) and
+    the scripts; empty for an entry that is not `explorable`. `asset_url` makes a path below
+    the site's root relative to the page."""
+    if not explorable(entry):
+        return ""
+    return (
+        f'<div class="kb-explorer" data-entry="{html.escape(entry.id)}" hidden></div>'
+        + _scripts(asset_url, [entry.id])
+    )
+
+
+def compare_body(entries: Sequence[Entry], asset_url: Callable[[str], str]) -> str:
+    """The compare page's content: a placeholder listing the entries a reader may pick, with
+    where each one's script is; the script loads those picked."""
+    listed = [
+        {"id": e.id, "title": e.title, "script": asset_url(script_path(e.id))}
+        for e in entries
+        if explorable(e)
+    ]
+    return (
+        '<div class="kb-compare" hidden></div>'
+        f'<script type="application/json" id="kb-compare-entries">{js_literal(listed)}</script>'
+        + _scripts(asset_url, [])
+        + "<noscript><p>The compare view needs JavaScript; each entry's page has its "
+        "evaluation on every device.</p></noscript>"
+    )
