@@ -501,3 +501,15 @@ def test_entry_pages_carry_claims_related_both_ways_and_the_explorer(
     lm_head = page_file(built, f"entries/{LM_HEAD}.md").read_text("utf-8")
     assert 'class="kb-explorer' in lm_head
     assert page_file(built, "compare.md").exists()
+
+
+def test_every_diagnostic_code_has_its_page_from_the_rules_documentation(built: Path) -> None:
+    from bottleneck_kb.rules import REGISTRY
+
+    index = page_file(built, "reference/rules.md").read_text("utf-8")
+    for code, rule in REGISTRY.items():
+        page = page_file(built, f"reference/rules/{code}.md").read_text("utf-8")
+        assert f"{code} {rule.name}" in page
+        for section in ("What it checks", "Why it matters", "How to fix"):
+            assert (section in page) == (section in rule.doc.sections), (code, section)
+        assert f"{code}</a>" in index

@@ -35,6 +35,13 @@ ENTRIES_BY_CLASS = "entries/index.md"
 ENTRIES_BY_BOUND = "entries/bound-by.md"
 DEVICES = "devices/index.md"
 SCHEMA_REFERENCE = "reference/schema.md"
+RULES = "reference/rules.md"
+
+
+def rule_page(code: str) -> str:
+    return f"reference/rules/{code}.md"
+
+
 STYLESHEET = "assets/bottleneck-kb.css"
 EXPORT = "export/knowledge-base.json"
 MATHML = "http://www.w3.org/1998/Math/MathML"
@@ -122,6 +129,7 @@ def build_site(root: Path, options: Options) -> Site:
     site.pages[ENTRIES_BY_BOUND] = _entry_index(entries, views, devices, links, "bound_by")
     site.pages[DEVICES] = _device_index(devices, links)
     site.pages[SCHEMA_REFERENCE] = _schema_reference(links)
+    site.pages.update(_rule_pages(links))
     for kind, _ in PUBLISHED_SCHEMAS:
         site.assets[f"schema/{kind}.schema.json"] = _published_schema(kind, options.site_url)
     site.assets[EXPORT] = json.dumps(
@@ -772,6 +780,40 @@ def _allowed(prop: dict[str, Any]) -> str:
         return ", ".join(str(v) for v in documented(prop))
     kind = prop.get("type", "")
     return " or ".join(kind) if isinstance(kind, list) else str(kind)
+
+
+def _rule_pages(links: Links) -> dict[str, str]:
+    """A page per diagnostic code and their index, from each rule's own documentation (what
+    `kb check --explain CODE` prints); the documentation is the project's text, not an
+    entry's, so its Markdown (YAML examples in fences) is rendered as written."""
+    from ..rules import REGISTRY
+
+    rows = []
+    pages = {}
+    for code in sorted(REGISTRY):
+        rule = REGISTRY[code]
+        page = rule_page(code)
+        rows.append(
+            [
+                f'<a href="{text(links.href(RULES, page))}">{text(code)}</a>',
+                text(rule.name),
+                text(rule.severity.value),
+                text(rule.summary),
+            ]
+        )
+        pages[page] = _page(
+            f"{code} {rule.name}",
+            [f"# {code} {rule.name}", f"*{rule.severity.value}*", rule.doc.text],
+        )
+    pages[RULES] = _page(
+        "Diagnostic codes",
+        [
+            "# Diagnostic codes",
+            "Every code `kb check` can report. `kb check --explain CODE` prints the same page.",
+            _table(["code", "name", "severity", "summary"], rows, "kb-rules"),
+        ],
+    )
+    return pages
 
 
 def _schema_reference(links: Links) -> str:
