@@ -52,6 +52,20 @@ def _strings(data: Any, pointer: Pointer = ()) -> Iterator[tuple[Pointer, str]]:
             yield from _strings(value, (*pointer, index))
 
 
+#: Every pattern of these rules needs one of these in the text. A string's characters come
+#: from the file's text except through backslash escapes, so a file holding none of them
+#: (and no backslash) has no markup, and its strings need not be walked at all.
+_TRIGGERS = ("<", "](", "]:", "![", "\\")
+
+
+def _texts(entry: Entry) -> list[tuple[Pointer, str]]:
+    """The entry's strings that could hold markup, with their pointers."""
+    raw = entry.source.text
+    if raw and not any(trigger in raw for trigger in _TRIGGERS):
+        return []
+    return [(p, t) for p, t in _strings(entry.source.data) if "<" in t or "]" in t]
+
+
 def _outside_code(text: str) -> str:
     """`text` with code spans blanked out, so offsets still point into the original."""
     return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
@@ -79,7 +93,7 @@ def no_raw_html(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     notes: Memory-bound while B < 32; `vector<float>` is code.
     ```
     """
-    for pointer, text in _strings(entry.source.data):
+    for pointer, text in _texts(entry):
         found = _TAG.search(_outside_code(text))
         if found:
             yield entry.source.error_at(
@@ -111,7 +125,7 @@ def no_images(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     notes: See [the plot](https://example.org/plot.png).
     ```
     """
-    for pointer, text in _strings(entry.source.data):
+    for pointer, text in _texts(entry):
         found = _IMAGE.search(_outside_code(text))
         if found:
             yield entry.source.error_at(
@@ -144,7 +158,7 @@ def link_scheme(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     notes: See [the details](https://example.org/p) and [EAGLE-3](arXiv:2503.01840).
     ```
     """
-    for pointer, text in _strings(entry.source.data):
+    for pointer, text in _texts(entry):
         plain = _outside_code(text)
         for pattern in (_INLINE_LINK, _REFERENCE_DEFINITION, _AUTOLINK):
             for found in pattern.finditer(plain):
