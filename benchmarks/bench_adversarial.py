@@ -51,7 +51,7 @@ def entry(flops: str, bytes_: str, index: int) -> str:
         for s in SYMBOLS
     )
     return (
-        f"id: adversarial/f{index}\ntitle: Adversarial {index}\nclass: decode_gemm\n"
+        f"id: gemm/adversarial-f{index}\ntitle: Adversarial {index}\nclass: decode_gemm\n"
         f"bound_by: memory\narithmetic_intensity:\n  summary: Adversarial.\n"
         f'  flops: "{flops}"\n  bytes: "1.0e+12 * ({bytes_})"\nscales_with:\n{symbols}\n'
         "workarounds: []\n"
@@ -77,9 +77,9 @@ def main() -> None:
         root = Path(folder)
         for part in ("entries", "hardware"):
             shutil.copytree(REPOSITORY / part, root / part)
-        (root / "entries" / "adversarial").mkdir()
+        (root / "entries" / "gemm").mkdir(exist_ok=True)
         for index, (flops, bytes_) in enumerate(FORMULAS):
-            path = root / "entries" / "adversarial" / f"f{index}.yaml"
+            path = root / "entries" / "gemm" / f"adversarial-f{index}.yaml"
             path.write_text(entry(flops, bytes_, index), encoding="utf-8")
         seeds = {
             s: timed([str(KB), "eval", s, "--format", "json"], root, args.repeat) for s in SEEDS
@@ -90,7 +90,7 @@ def main() -> None:
         print("\nadversarial formulas")
         worst = 0.0
         for index, (flops, bytes_) in enumerate(FORMULAS):
-            path = f"entries/adversarial/f{index}.yaml"
+            path = f"entries/gemm/adversarial-f{index}.yaml"
             checked = subprocess.run(
                 [str(KB), "check", "--format", "json", path], cwd=root, capture_output=True
             )
@@ -102,7 +102,9 @@ def main() -> None:
                 print(f"  refused {','.join(codes):<14} {shown}")
                 continue
             seconds = timed(
-                [str(KB), "eval", f"adversarial/f{index}", "--format", "json"], root, args.repeat
+                [str(KB), "eval", f"gemm/adversarial-f{index}", "--format", "json"],
+                root,
+                args.repeat,
             )
             worst = max(worst, seconds)
             print(f"  {seconds:6.2f} s accepted    {shown}")
