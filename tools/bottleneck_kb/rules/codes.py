@@ -40,6 +40,7 @@ KB206  magnitude-matches-catalog    cross_references
 KB211  known-namespace              namespaces
 KB212  known-related                related
 KB213  related-not-self             related
+KB214  alias-not-taken              identity
 KB220  year-matches-arxiv           references
 KB221  claim-names-a-reference      claims
 KB222  claim-names-a-check          claims

@@ -13,6 +13,7 @@ from ..model import Device, Entry
 from . import Context, Scope, rule
 
 ID_PATH = "KB201"
+ALIAS_TAKEN = "KB214"
 DEVICE_ID = "KB203"
 
 
@@ -26,6 +27,8 @@ class Summary:
     col: int
     #: The ids of `related`, each with the line and column where it is written.
     related: tuple[tuple[str, int, int], ...] = ()
+    #: The entry's former ids, each with the line and column where it is written.
+    aliases: tuple[tuple[str, int, int], ...] = ()
 
 
 def summarize(entry: Entry) -> Summary:
@@ -33,7 +36,11 @@ def summarize(entry: Entry) -> Summary:
     related = tuple(
         (link.id, *entry.source.value_at((*link.where.pointer, "id"))) for link in entry.related
     )
-    return Summary(entry.id, entry.path, line, col, related)
+    aliases = tuple(
+        (alias, *entry.source.value_at(("aliases", index)))
+        for index, alias in enumerate(entry.aliases)
+    )
+    return Summary(entry.id, entry.path, line, col, related, aliases)
 
 
 def _expected(path: str, folder: str) -> str | None:
@@ -163,3 +170,56 @@ def unique_ids(summaries: Sequence[Summary], context: Context) -> Iterable[Diagn
 def _is_entry_id(text: str) -> bool:
     pattern = schemas.schema(schemas.ENTRY)["properties"]["id"]["pattern"]
     return re.fullmatch(pattern, text) is not None
+
+
+@rule(ALIAS_TAKEN, "alias-not-taken", Scope.KNOWLEDGE_BASE)
+def aliases_not_taken(summaries: Sequence[Summary], context: Context) -> Iterable[Diagnostic]:
+    """A former id (alias) is nobody's id and nobody else's alias.
+
+    ## What it checks
+    Each item of `aliases` is not the id of an entry of the knowledge base, and no two
+    entries list the same alias.
+    ## Why it matters
+    The site turns each alias into a page that redirects to the entry; an alias that is an
+    entry's id, or another entry's alias, cannot redirect, and the link it was kept for breaks.
+    ## How to fix
+    Remove the alias, or keep it on the one entry the old id now means.
+    ## Fails
+    ```yaml
+    aliases: [fixtures/second]
+    ---
+    # file: entries/fixtures/second.yaml
+    id: fixtures/second
+    ```
+    ## Passes
+    ```yaml
+    aliases: [fixtures/old-name]
+    ---
+    # file: entries/fixtures/second.yaml
+    id: fixtures/second
+    ```
+    """
+    ids = set(context.entry_ids) | {s.id for s in summaries}
+    first: dict[str, Summary] = {}
+    for summary in sorted(summaries, key=lambda s: s.path):
+        for alias, line, col in summary.aliases:
+            if alias in ids:
+                yield error(
+                    ALIAS_TAKEN,
+                    summary.path,
+                    line,
+                    col,
+                    f"alias '{alias}' is the id of an entry, so it cannot redirect to this one",
+                    "remove the alias",
+                )
+                continue
+            holder = first.setdefault(alias, summary)
+            if holder is not summary:
+                yield error(
+                    ALIAS_TAKEN,
+                    summary.path,
+                    line,
+                    col,
+                    f"alias '{alias}' is already an alias of {holder.path}",
+                    "keep the alias on the one entry the old id now means",
+                )
