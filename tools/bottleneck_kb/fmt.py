@@ -216,11 +216,9 @@ def same_data(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace the file at `path` with `text`, all or nothing: a temporary file in the same
-    folder, flushed to disk, then renamed over it, with the file's mode kept. An interrupted
-    run leaves the old file whole (and at worst a hidden temporary file beside it)."""
-    mode = stat.S_IMODE(os.stat(path).st_mode)
+def written_beside(path: Path, text: str) -> str:
+    """`text` in a new temporary file in `path`'s folder, flushed to disk; its name. The
+    caller renames or links it into place, so a reader never sees half a file."""
     descriptor, temporary = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
     )
@@ -229,6 +227,20 @@ def write_atomic(path: Path, text: str) -> None:
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+    return temporary
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace the file at `path` with `text`, all or nothing: a temporary file in the same
+    folder, flushed to disk, then renamed over it, with the file's mode kept. An interrupted
+    run leaves the old file whole (and at worst a hidden temporary file beside it)."""
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    temporary = written_beside(path, text)
+    try:
         os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:

@@ -17,6 +17,7 @@ from typing import Any
 
 from .diagnostics import Diagnostic
 from .quantity import Dimension, Measure, QuantityError, parse
+from .schemas import default_dtype
 from .source import Document, Pointer
 
 BAD_QUANTITY = "KB301"
@@ -457,7 +458,7 @@ def build_entry(source: Document) -> Entry:
             summary=ai["summary"],
             flops=formula(ai["flops"], "arithmetic_intensity", "flops"),
             bytes=formula(ai["bytes"], "arithmetic_intensity", "bytes"),
-            dtype=ai.get("dtype", "bf16"),
+            dtype=ai.get("dtype") or default_dtype(),
             interconnect_bytes=optional(ai, "interconnect_bytes", "arithmetic_intensity"),
             latency=optional(ai, "latency", "arithmetic_intensity"),
             footprint=optional(ai, "footprint", "arithmetic_intensity"),

@@ -12,14 +12,21 @@ import contextlib
 import json
 import os
 import re
-import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
 
 from . import schemas
 from .errors import KBError
-from .fmt import WIDTH, branches, child, format_text, item_schema, property_names
+from .fmt import (
+    WIDTH,
+    branches,
+    child,
+    format_text,
+    item_schema,
+    property_names,
+    written_beside,
+)
 from .kb import ENTRIES, HARDWARE, SUFFIX, display_path
 from .rules.placeholders import PLACEHOLDER
 
@@ -138,14 +145,8 @@ def _comment(node: Any, root: dict[str, Any], width: int) -> list[str]:
 def _create(path: Path, text: str) -> None:
     """Write a new file whole or not at all, and never over one that appeared meanwhile: the
     text goes to a temporary file, which is then linked to `path` (refused if it exists)."""
-    descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
+    temporary = written_beside(path, text)
     try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
         umask = os.umask(0)  # mkstemp makes the file private; a new file gets the usual mode
         os.umask(umask)
         os.chmod(temporary, 0o666 & ~umask)

@@ -320,15 +320,3 @@ def default_dtype() -> str:
 def bound_by_values() -> tuple[str, ...]:
     """What an entry can claim to be bound by: the names of the roofs."""
     return _consts(schema(ENTRY)["properties"]["bound_by"])
-
-
-@cache
-def classes() -> tuple[str, ...]:
-    return _consts(schema(ENTRY)["properties"]["class"])
-
-
-@cache
-def expect_keys() -> tuple[str, ...]:
-    """What a check can expect: `bound_by` and the computed quantities it bounds."""
-    check = schema(ENTRY)["properties"]["checks"]["items"]
-    return tuple(check["properties"]["expect"]["properties"])

@@ -20,6 +20,7 @@ from ..evaluation import select_devices
 from ..formula import Formula
 from ..model import PEAK_FLOPS, Device, Entry
 from ..roofline import CAPACITY, ROOFS, Roof, figures_needed, parse_formulas
+from .export import symbol_record
 from .formula_js import compile_formula, js_literal
 
 __all__ = [
@@ -117,16 +118,7 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
         "id": entry.id,
         "title": entry.title,
         "dtype": entry.intensity.dtype,
-        "symbols": [
-            {
-                "symbol": s.symbol,
-                "name": s.name,
-                "unit": s.unit,
-                "typical": s.typical,
-                "range": list(s.range) if s.range else None,
-            }
-            for s in entry.scales_with
-        ],
+        "symbols": [symbol_record(s) for s in entry.scales_with],
         "roofs": [_roof(r) for r in ROOFS if r.quantity in given],
         "capacity": _roof(CAPACITY) if CAPACITY.quantity in given else None,
         "needs": needs,

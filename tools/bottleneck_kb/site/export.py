@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Any
 
 from .. import __version__
-from ..model import Device, Entry
+from ..model import Device, Entry, Symbol
 from .model_view import EntryView, ridge_points
 
 KIND = "export"
@@ -27,6 +27,17 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
+def symbol_record(symbol: Symbol) -> dict[str, Any]:
+    """A symbol as plain data: what the export and the explorer's payload give of each."""
+    return {
+        "symbol": symbol.symbol,
+        "name": symbol.name,
+        "unit": symbol.unit,
+        "typical": symbol.typical,
+        "range": list(symbol.range) if symbol.range else None,
+    }
+
+
 def _entry(entry: Entry, view: EntryView, linked_from: list[dict[str, str]]) -> dict[str, Any]:
     return {
         "id": entry.id,
@@ -38,16 +49,7 @@ def _entry(entry: Entry, view: EntryView, linked_from: list[dict[str, str]]) -> 
         "dtype": view.dtype,
         "flops": entry.intensity.flops.text,
         "bytes": entry.intensity.bytes.text,
-        "scales_with": [
-            {
-                "symbol": s.symbol,
-                "name": s.name,
-                "unit": s.unit,
-                "typical": s.typical,
-                "range": list(s.range) if s.range else None,
-            }
-            for s in entry.scales_with
-        ],
+        "scales_with": [symbol_record(s) for s in entry.scales_with],
         "related": [{"id": r.id, "relation": r.relation} for r in entry.related],
         "related_from": linked_from,
         "claims": [
