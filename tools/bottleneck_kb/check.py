@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import schemas
 from .diagnostics import Diagnostic, sorted_diagnostics
 from .kb import (
     ENTRIES,
@@ -43,10 +44,13 @@ Selection = frozenset[str] | None
 
 
 def check_entry(
-    entry: Entry, catalog: Catalog, select: Selection = None, root: Path | None = None
+    entry: Entry,
+    catalog: Catalog,
+    select: Selection = None,
+    published: frozenset[str] = frozenset(),
 ) -> list[Diagnostic]:
-    """Every entry-scope rule (or the selected ones) on one typed entry (of the knowledge
-    base at `root`)."""
+    """Every entry-scope rule (or the selected ones) on one typed entry, of a knowledge base
+    that publishes the schemas of the kinds `published`."""
     formulas, problems = parse_formulas(entry)
     devices = catalog.devices.values()
     able = () if formulas is None else tuple(runnable(entry, formulas, devices))
@@ -56,7 +60,7 @@ def check_entry(
         tuple(problems),
         able,
         broken_devices=catalog.broken,
-        root=root,
+        published=published,
     )
     found: list[Diagnostic] = []
     for rule in rules_for(Scope.ENTRY, select):
@@ -65,32 +69,32 @@ def check_entry(
 
 
 def _check_file(
-    path: Path, root: Path, catalog: Catalog, select: Selection
+    path: Path, root: Path, catalog: Catalog, select: Selection, published: frozenset[str]
 ) -> tuple[list[Diagnostic], Summary | None]:
     def read_and_check(path: Path, root: Path) -> tuple[Summary | None, list[Diagnostic]]:
         entry, problems = read_entry(path, root)
         if entry is None:
             return None, problems
-        return summarize(entry), problems + check_entry(entry, catalog, select, root)
+        return summarize(entry), problems + check_entry(entry, catalog, select, published)
 
     summary, found = guarded(read_and_check, path, root)
     return found, summary
 
 
 # Set before checking; forked workers inherit it instead of re-reading the catalog.
-_WORKER_STATE: tuple[Path, Catalog, Selection] | None = None
+_WORKER_STATE: tuple[Path, Catalog, Selection, frozenset[str]] | None = None
 
 
 def _check_chunk(paths: list[Path]) -> list[tuple[list[Diagnostic], Summary | None]]:
     assert _WORKER_STATE is not None
-    root, catalog, select = _WORKER_STATE
+    root, catalog, select, published = _WORKER_STATE
     # A file's objects die with it, freed by reference counts (node trees and models hold no
     # cycles), so the collector's many passes while reading are pure cost: pause it, and
     # collect what is young once a chunk in case an error path left a cycle.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return [_check_file(path, root, catalog, select) for path in paths]
+        return [_check_file(path, root, catalog, select, published) for path in paths]
     finally:
         gc.collect(0)
         if was_enabled:
@@ -179,7 +183,8 @@ def check(
     catalog = Catalog.load(root if catalog_root is None else catalog_root)
     diagnostics = list(catalog.diagnostics)
     devices = catalog.devices
-    device_context = Context(devices, root=root)
+    published = schemas.published(root)
+    device_context = Context(devices, published=published)
     for device in [*devices.values(), *catalog.duplicates]:
         for rule in rules_for(Scope.DEVICE, select):
             diagnostics.extend(rule.run(device, device_context))
@@ -189,7 +194,7 @@ def check(
     else:
         coverage, problems = covering(root, paths, removed, catalog_root or root, catalog)
         diagnostics += problems
-    results = _check_files(root, catalog, select, coverage.entries, jobs)
+    results = _check_files(root, catalog, select, published, coverage.entries, jobs)
     files = list(coverage.entries)
     if coverage.shown is not None:
         # An id that is not its file's path claims another file's id: check that file too
@@ -200,7 +205,7 @@ def check(
             if s is not None and s.path.startswith(f"{ENTRIES}/")
         ]
         extra = [p for p in _new(root, dict.fromkeys(claimed), files) if p.is_file()]
-        results += _check_files(root, catalog, select, extra, jobs)
+        results += _check_files(root, catalog, select, published, extra, jobs)
         files += extra
         coverage.shown.update(display_path(p, root) for p in extra)
 
@@ -225,12 +230,13 @@ def _check_files(
     root: Path,
     catalog: Catalog,
     select: Selection,
+    published: frozenset[str],
     files: list[Path],
     jobs: int | None,
 ) -> list[tuple[list[Diagnostic], Summary | None]]:
     global _WORKER_STATE
     workers = _jobs(jobs, len(files))
-    _WORKER_STATE = (root, catalog, select)
+    _WORKER_STATE = (root, catalog, select, published)
     try:
         if workers == 1:
             return [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]

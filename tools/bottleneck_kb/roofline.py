@@ -66,6 +66,8 @@ ROOFS = (
     Roof("interconnect", "interconnect_bytes", "interconnect_bandwidth"),
     Roof("latency", "latency", None),
 )
+#: The two roofs every entry has.
+COMPUTE, MEMORY = ROOFS[0].name, ROOFS[1].name
 #: Not a time: a footprint past the device's memory is what binds, however fast it moves.
 CAPACITY = Roof("capacity", "footprint", "memory_capacity")
 #: The formulas an entry may give besides FLOPs and bytes.
@@ -182,11 +184,11 @@ class Result:
 
     @property
     def compute_time(self) -> float:
-        return self.times["compute"]
+        return self.times[COMPUTE]
 
     @property
     def memory_time(self) -> float:
-        return self.times["memory"]
+        return self.times[MEMORY]
 
     @property
     def time(self) -> float:
@@ -432,11 +434,11 @@ def on_device(
         if dense is None:
             raise EvaluationError(f"{device.id} has no dense {dtype} peak in the catalog")
         rate, bandwidth = dense.value, device.memory_bandwidth
-        times = {"compute": done.flops / rate, "memory": done.bytes / bandwidth}
+        times = {COMPUTE: done.flops / rate, MEMORY: done.bytes / bandwidth}
         return Result(device.id, done.values, done.flops, done.bytes, rate, bandwidth, times)
     figures, said = _figures(entry, formulas, device, basis)
     rate, bandwidth = figures["peak_flops"], figures["memory_bandwidth"]
-    times = {"compute": done.flops / rate, "memory": done.bytes / bandwidth}
+    times = {COMPUTE: done.flops / rate, MEMORY: done.bytes / bandwidth}
     env = {**done.values, **figures}
     quantities: dict[str, float] = {}
     for name, (parsed, written) in _other_formulas(entry, formulas, done.workaround).items():
@@ -468,6 +470,23 @@ def on_device(
         capacity,
         said,
     )
+
+
+def verdicts(entry: Entry, formulas: Formulas, devices: Sequence[Device], done: Work) -> list[str]:
+    """`done`'s verdict on each of `devices` on datasheet figures, as
+    `on_device(...).verdict` gives it, without building a Result where only FLOPs and bytes
+    are modelled: `kb check` asks it of every device of the catalog for every entry."""
+    if formulas.device_dependent:
+        return [on_device(entry, formulas, device, done).verdict for device in devices]
+    dtype, flops, bytes_ = entry.intensity.dtype, done.flops, done.bytes
+    found = []
+    for device in devices:
+        dense = device.peak_flops.get(dtype)
+        if dense is None:
+            raise EvaluationError(f"{device.id} has no dense {dtype} peak in the catalog")
+        # The first roof wins a tie, as in Result.verdict.
+        found.append(COMPUTE if flops / dense.value >= bytes_ / device.memory_bandwidth else MEMORY)
+    return found
 
 
 def _other_formulas(
@@ -515,7 +534,7 @@ def explain(result: Result, at: str) -> str:
             f"on {result.device} at {at}: footprint {footprint} over memory capacity "
             f"{format_quantity(result.capacity, 'B')} -> capacity"
         )
-    if set(result.times) == {"compute", "memory"}:
+    if set(result.times) == {COMPUTE, MEMORY}:
         return (
             f"on {result.device} at {at}: intensity "
             f"{format_quantity(result.intensity, 'FLOP/B')}, "
@@ -532,9 +551,12 @@ def check_failures(
     enough digits to tell them apart; [] when the check holds. `units` gives the derived
     values' units."""
     failures = []
-    at = describe(result.values, formulas)
+
+    def at() -> str:  # only a failure says where: formatting the values costs a passing check
+        return describe(result.values, formulas)
+
     if check.bound_by is not None and result.verdict != check.bound_by:
-        failures.append(f"expected {check.bound_by} {explain(result, at)}: FAIL")
+        failures.append(f"expected {check.bound_by} {explain(result, at())}: FAIL")
     bounded = [
         (name, UNITS[name], result.quantity(name), limits) for name, limits in check.bounds.items()
     ]
@@ -551,7 +573,7 @@ def check_failures(
         if below or (high is not None and value > high):
             got, expected = _expected(unit, value, low, high, below)
             failures.append(
-                f"expected {name} {expected} on {result.device} at {at}, got {got}: FAIL"
+                f"expected {name} {expected} on {result.device} at {at()}, got {got}: FAIL"
             )
     return failures
 

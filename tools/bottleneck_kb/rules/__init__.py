@@ -54,7 +54,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Severity
@@ -194,7 +193,9 @@ class Context:
     #: For knowledge-base checks: the id of every file of entries/, checked this run or not
     #: (an id is its path), so that a check of a few files still resolves links to the rest.
     entry_ids: frozenset[str] = frozenset()
-    root: Path | None = None
+    #: The kinds whose schemas the knowledge base publishes in its schema/ folder
+    #: (schemas.published), looked up once a run rather than once a file.
+    published: frozenset[str] = frozenset()
 
 
 def _import_all() -> None:

@@ -20,6 +20,7 @@ from ..roofline import (
     located,
     missing_figures,
     on_device,
+    verdicts,
     work,
 )
 from . import Context, Scope, rule
@@ -148,6 +149,8 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             )
         return
     try:
+        if all(v == entry.bound_by for v in verdicts(entry, formulas, devices, done)):
+            return  # the common case, decided without building a result per device
         results: list[Result] = [on_device(entry, formulas, d, done) for d in devices]
     except EvaluationError:
         return  # reported by evaluates
@@ -164,14 +167,14 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             f"give arithmetic_intensity.{quantity}, or change bound_by",
         )
         return
-    verdicts = [(r, r.verdict) for r in results]
-    holds = [r.device for r, verdict in verdicts if verdict == entry.bound_by]
+    judged = [(r, r.verdict) for r in results]
+    holds = [r.device for r, verdict in judged if verdict == entry.bound_by]
     if len(holds) == len(results):
         return
     # A check can say where the claim does not hold, but not that it holds nowhere.
     wrong = [
         r
-        for r, verdict in verdicts
+        for r, verdict in judged
         if verdict != entry.bound_by and not (holds and _excused(entry, r.device, verdict))
     ]
     if not wrong:

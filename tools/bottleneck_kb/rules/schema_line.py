@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from ..diagnostics import Diagnostic, Severity
 from ..model import Device, Entry
-from ..schemas import ENTRY, HARDWARE, schema_line
+from ..schemas import ENTRY, HARDWARE, line_to_schema
 from ..source import Document
 from . import Context, Scope, rule
 
@@ -20,11 +20,11 @@ DEVICE_SCHEMA_LINE = "KB018"
 
 
 def _report(code: str, document: Document, kind: str, context: Context) -> Iterator[Diagnostic]:
-    if context.root is None or document.path.startswith("/"):
-        return  # outside a knowledge base: no relative path leads to its schema/
-    expected = schema_line(context.root, document.path, kind)
+    if kind not in context.published or document.path.startswith("/"):
+        return  # outside a knowledge base that publishes it: no relative path leads there
+    expected = line_to_schema(document.path, kind)
     first = document.text.partition("\n")[0].removesuffix("\r")
-    if expected is not None and first != expected:
+    if first != expected:
         yield Diagnostic(
             code,
             Severity.WARNING,

@@ -13,7 +13,7 @@ import json
 import posixpath
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -57,14 +57,29 @@ def schema_line(root: Path, relative_path: str, kind: str) -> str | None:
     None when the knowledge base publishes no schema/ folder (one kept outside this
     repository), since no relative path leads to one. `kb fmt` and `kb new` write the line;
     `kb check` asks for it."""
-    if not _publishes(root, kind):
+    if kind not in published(root):
         return None
-    target = posixpath.relpath(f"schema/{kind}.schema.json", posixpath.dirname(relative_path))
+    return line_to_schema(relative_path, kind)
+
+
+def published(root: Path) -> frozenset[str]:
+    """The kinds whose schema the knowledge base at `root` publishes in its schema/ folder."""
+    return frozenset(
+        k for k in (ENTRY, HARDWARE) if (root / "schema" / f"{k}.schema.json").is_file()
+    )
+
+
+def line_to_schema(relative_path: str, kind: str) -> str:
+    """The schema line of a file at `relative_path` in a knowledge base that publishes `kind`'s
+    schema."""
+    return _line_from(posixpath.dirname(relative_path), kind)
+
+
+@lru_cache(maxsize=1024)
+def _line_from(folder: str, kind: str) -> str:
+    # Cached: every entry of a namespace shares its folder, and relpath is slow.
+    target = posixpath.relpath(f"schema/{kind}.schema.json", folder)
     return f"# yaml-language-server: $schema={target}"
-
-
-def _publishes(root: Path, kind: str) -> bool:
-    return (root / "schema" / f"{kind}.schema.json").is_file()
 
 
 @cache
