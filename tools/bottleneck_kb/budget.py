@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from .formula import Formula
 
@@ -28,9 +28,9 @@ MAX_CHOICES = 4
 _CAP = 10**9
 
 
-@dataclass(frozen=True, slots=True)
-class Cost:
-    """Upper bounds on an expansion: polynomial degree and number of terms."""
+class Cost(NamedTuple):
+    """Upper bounds on an expansion: polynomial degree and number of terms. A tuple: one is
+    made for every node of every formula `kb check` reads."""
 
     degree: int
     terms: int
@@ -46,6 +46,12 @@ class Cost:
             f"its expansion may reach degree {self.degree:,} and {self.terms:,} terms "
             f"(at most {MAX_DEGREE} and {MAX_TERMS})"
         )
+
+
+#: The costs of a symbol and of a number, made once.
+_SYMBOL = Cost(1, 1)
+_NUMBER = Cost(0, 1)
+_PAST = Cost(_CAP, _CAP)
 
 
 def _cap(value: int) -> int:
@@ -69,9 +75,9 @@ def _cost(node: ast.AST) -> Cost:
     """Bounds for the expansion of `node`; an opaque part (a function, a power with a symbolic
     or fractional exponent) counts as one new symbol, its inside counted on its own."""
     if isinstance(node, ast.Name):
-        return Cost(1, 1)
+        return _SYMBOL
     if isinstance(node, ast.Constant):
-        return Cost(0, 1)
+        return _NUMBER
     if isinstance(node, ast.UnaryOp):
         return _cost(node.operand)
     if isinstance(node, ast.BinOp):
@@ -90,19 +96,19 @@ def _cost(node: ast.AST) -> Cost:
         return Cost(_cap(left.degree + right.degree), _cap(left.terms * right.terms))
     if isinstance(node, ast.Call):
         if len(node.args) > MAX_CHOICES:
-            return Cost(_CAP, _CAP)
+            return _PAST
         if len(node.args) > 1:  # min and max: as many pieces as arguments, like a sum
             parts = [_cost(argument) for argument in node.args]
             return Cost(max(p.degree for p in parts), _cap(sum(p.terms for p in parts)))
         return _opaque(*node.args)
-    return Cost(_CAP, _CAP)  # unreachable for trees that passed validation
+    return _PAST  # unreachable for trees that passed validation
 
 
 def _opaque(*inside: ast.AST) -> Cost:
     worst = max((_cost(part) for part in inside), key=lambda c: (c.degree, c.terms))
     if not worst.within():
         return worst  # what is inside is already past the budget
-    return Cost(1, 1)
+    return _SYMBOL
 
 
 @lru_cache(maxsize=4096)

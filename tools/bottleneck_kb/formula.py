@@ -26,9 +26,11 @@ import ast
 import difflib
 import math
 import operator
+import re
 import warnings
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from math import isfinite
 from numbers import Real
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -157,6 +159,8 @@ FUNCTIONS: Mapping[str, Function] = MappingProxyType(
     }
 )
 
+_FUNCTION_NAMES = ", ".join(FUNCTIONS)
+
 _BINARY_OPERATORS: Mapping[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -234,26 +238,33 @@ def parse(text: str, declared: Collection[str]) -> Formula:
     )
 
 
+#: The first character a formula may not hold: outside printable ASCII (so line breaks too),
+#: or `#`.
+_REFUSED_CHARACTER = re.compile(r"[^\x20-\x22\x24-\x7e]")
+
+
 def _check_text(text: str) -> None:
     """Reject text that must not reach ``ast.parse``: too long, odd characters, deep nesting."""
     if len(text) > MAX_LENGTH:
         raise FormulaError(
             f"formula is {len(text)} characters long; the limit is {MAX_LENGTH}", MAX_LENGTH
         )
-    for index, char in enumerate(text):
+    refused = _REFUSED_CHARACTER.search(text)
+    if refused is not None:
+        index, char = refused.start(), refused.group()
         if char in "\r\n":
             raise FormulaError("a formula must be a single line", index)
-        if not " " <= char <= "~":
-            raise FormulaError(
-                f"character {char!r} (U+{ord(char):04X}) is not allowed; "
-                "formulas are printable ASCII",
-                index,
-            )
         if char == "#":
             # A comment could hide arbitrary text from a reviewer reading the rendered formula.
             raise FormulaError("comments (`#`) are not allowed", index)
+        raise FormulaError(
+            f"character {char!r} (U+{ord(char):04X}) is not allowed; formulas are printable ASCII",
+            index,
+        )
     if not text.strip():
         raise FormulaError("formula is empty")
+    if sum(map(text.count, "([{")) <= MAX_DEPTH:
+        return  # too few openers to nest past the limit
     depth = 0
     for index, char in enumerate(text):
         if char in "([{":
@@ -382,7 +393,9 @@ class _Validator:
         if isinstance(value, bool) or value is None or value is Ellipsis:
             raise self.reject(node, f"`{value!r}` is not allowed; only numbers are")
         if isinstance(value, int):
-            literal = ast.get_source_segment(self.text, node) or ""
+            # Formulas are ASCII (checked before parsing), so the parser's offsets, which
+            # count UTF-8 bytes, index the text.
+            literal = self.text[node.col_offset : node.end_col_offset]
             if literal[:2].lower() in ("0x", "0o", "0b"):
                 raise self.reject(node, f"non-decimal literal `{literal}` is not allowed")
             if len(str(value)) > MAX_INT_DIGITS:
@@ -417,7 +430,7 @@ class _Validator:
         )
 
     def check_call(self, node: ast.Call, depth: int) -> None:
-        allowed = ", ".join(FUNCTIONS)
+        allowed = _FUNCTION_NAMES
         func = node.func
         if not isinstance(func, ast.Name):
             what = _REJECTED_NODES.get(type(func), ("expression", None))[0]
@@ -502,15 +515,10 @@ Program = Callable[[Mapping[str, float]], float]
 def _compile(node: ast.AST, text: str) -> Program:
     """A closure that evaluates `node` in float arithmetic, checking every result.
 
-    Depth is bounded by validation, so the recursion here and in the closures is safe.
+    Depth is bounded by validation, so the recursion here and in the closures is safe. Where a
+    failure is reported is worked out only when one happens: most formulas never fail, and
+    `kb check` compiles every formula it reads.
     """
-    offset = offset_of(text, node)
-
-    def finite(result: float) -> float:
-        if not math.isfinite(result):
-            raise FormulaError("result is not a finite number", offset)
-        return result
-
     if isinstance(node, ast.Name):
         name = node.id
 
@@ -518,7 +526,7 @@ def _compile(node: ast.AST, text: str) -> Program:
             try:
                 return env[name]
             except KeyError:
-                raise FormulaError(f"no value for symbol `{name}`", offset) from None
+                raise _failure(f"no value for symbol `{name}`", text, node) from None
 
         return symbol
     if isinstance(node, ast.Constant):
@@ -534,11 +542,11 @@ def _compile(node: ast.AST, text: str) -> Program:
         def binary(env: Mapping[str, float]) -> float:
             a, b = left(env), right(env)
             try:
-                return finite(operator_(a, b))
+                result = operator_(a, b)
             except ZeroDivisionError:
-                raise FormulaError("division by zero", offset) from None
+                raise _failure("division by zero", text, node) from None
             except OverflowError:
-                raise FormulaError("result is too large", offset) from None
+                raise _failure("result is too large", text, node) from None
             except ValueError:
                 # Only math.pow raises ValueError here: 0 to a negative power, or a negative
                 # base with a fractional exponent (whose result would be complex).
@@ -547,13 +555,23 @@ def _compile(node: ast.AST, text: str) -> Program:
                     if a == 0
                     else "negative number to a fractional power is not a real number"
                 )
-                raise FormulaError(message, offset) from None
+                raise _failure(message, text, node) from None
+            if not isfinite(result):
+                raise _failure(_NOT_FINITE, text, node)
+            return result
 
         return binary
     if isinstance(node, ast.UnaryOp):
         operand = _compile(node.operand, text)
         unary = _UNARY_OPERATORS[type(node.op)]
-        return lambda env: finite(unary(operand(env)))
+
+        def unary_operation(env: Mapping[str, float]) -> float:
+            result = unary(operand(env))
+            if not isfinite(result):
+                raise _failure(_NOT_FINITE, text, node)
+            return result
+
+        return unary_operation
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         called = node.func.id
         function = FUNCTIONS[called].impl
@@ -562,13 +580,24 @@ def _compile(node: ast.AST, text: str) -> Program:
         def call(env: Mapping[str, float]) -> float:
             args = [argument(env) for argument in arguments]
             try:
-                return finite(function(*args))
+                result = function(*args)
             except ValueError:
                 shown = ", ".join(f"{arg:g}" for arg in args)
-                raise FormulaError(f"`{called}({shown})` is undefined", offset) from None
+                raise _failure(f"`{called}({shown})` is undefined", text, node) from None
             except OverflowError:
-                raise FormulaError("result is too large", offset) from None
+                raise _failure("result is too large", text, node) from None
+            if not isfinite(result):
+                raise _failure(_NOT_FINITE, text, node)
+            return result
 
         return call
     # Unreachable for trees that passed validation.
-    raise FormulaError(f"`{type(node).__name__}` cannot be evaluated", offset)
+    raise _failure(f"`{type(node).__name__}` cannot be evaluated", text, node)
+
+
+_NOT_FINITE = "result is not a finite number"
+
+
+def _failure(message: str, text: str, node: ast.AST) -> FormulaError:
+    """`message` at the place in `text` a reader looks for `node`'s problem."""
+    return FormulaError(message, offset_of(text, node))

