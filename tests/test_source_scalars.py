@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from bottleneck_kb.diagnostics import Severity
 from bottleneck_kb.source import load
+from bottleneck_kb.source.problems import BAD_NUMBER, MAX_NUMBER_DIGITS, PORTABLE_NUMBER
 from bottleneck_kb.source.scalars import (
     certainly_key_text,
     certainly_text,
@@ -131,3 +132,21 @@ def test_a_loaded_value_is_what_the_rules_say(text: str) -> None:
         assert document is not None
         loaded = document.data["k"][0] if in_list else document.data["k"]
         assert (type(loaded), loaded) == (type(value), value), raw
+
+
+@SETTINGS
+@given(st.text(alphabet="0123456789\u0661\u00b2", min_size=1, max_size=40))
+def test_a_string_of_digits_means_what_yaml_12_says(text: str) -> None:
+    """Plain decimal integers (most numbers in entries) take a shorter way through the rules;
+    it must give what the YAML 1.2 core schema says: an integer for ASCII digits (a warning
+    when a leading zero makes it octal to YAML 1.1, an error past the digit limit), text for
+    any other digits."""
+    value, problem = plain_value(text)
+    if not text.isascii():
+        assert (value, problem) == (text, None)
+    elif len(text) > MAX_NUMBER_DIGITS:
+        assert problem is not None and problem.code == BAD_NUMBER
+    elif text[0] == "0" and len(text) > 1:
+        assert value == int(text) and problem is not None and problem.code == PORTABLE_NUMBER
+    else:
+        assert (value, problem) == (int(text), None)

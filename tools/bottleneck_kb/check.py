@@ -32,7 +32,7 @@ from .kb import (
 from .model import Entry
 from .results import CheckResult
 from .roofline import parse_formulas, runnable
-from .rules import Context, Scope, rules_for
+from .rules import Context, Rule, Scope, rules_for
 from .rules.identity import Summary, summarize
 
 #: Below this many entries one process is faster than starting workers.
@@ -43,58 +43,70 @@ PARALLEL_THRESHOLD = 400
 Selection = frozenset[str] | None
 
 
-def check_entry(
-    entry: Entry,
-    catalog: Catalog,
-    select: Selection = None,
-    published: frozenset[str] = frozenset(),
-) -> list[Diagnostic]:
-    """Every entry-scope rule (or the selected ones) on one typed entry, of a knowledge base
-    that publishes the schemas of the kinds `published`."""
-    formulas, problems = parse_formulas(entry)
-    devices = catalog.devices.values()
-    able = () if formulas is None else tuple(runnable(entry, formulas, devices))
-    context = Context(
-        catalog.devices,
-        formulas,
-        tuple(problems),
-        able,
-        broken_devices=catalog.broken,
-        published=published,
-    )
-    found: list[Diagnostic] = []
-    for rule in rules_for(Scope.ENTRY, select):
-        found.extend(rule.run(entry, context))
-    return found
+@dataclass(frozen=True)
+class EntryChecks:
+    """The entry-scope rules of one run (all, or the selected ones) and what they consult
+    that is the same for every entry: the catalog, and the kinds whose schemas the knowledge
+    base publishes."""
+
+    catalog: Catalog
+    rules: tuple[Rule, ...]
+    published: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(
+        cls, catalog: Catalog, select: Selection = None, published: frozenset[str] = frozenset()
+    ) -> EntryChecks:
+        return cls(catalog, tuple(rules_for(Scope.ENTRY, select)), published)
+
+    def __call__(self, entry: Entry) -> list[Diagnostic]:
+        """Every rule on one typed entry."""
+        formulas, problems = parse_formulas(entry)
+        catalog = self.catalog
+        able = (
+            () if formulas is None else tuple(runnable(entry, formulas, catalog.devices.values()))
+        )
+        context = Context(
+            catalog.devices,
+            formulas,
+            tuple(problems),
+            able,
+            broken_devices=catalog.broken,
+            published=self.published,
+        )
+        found: list[Diagnostic] = []
+        for rule in self.rules:
+            found.extend(rule.run(entry, context))
+        return found
 
 
 def _check_file(
-    path: Path, root: Path, catalog: Catalog, select: Selection, published: frozenset[str]
+    path: Path, root: Path, checks: EntryChecks
 ) -> tuple[list[Diagnostic], Summary | None]:
     def read_and_check(path: Path, root: Path) -> tuple[Summary | None, list[Diagnostic]]:
         entry, problems = read_entry(path, root)
         if entry is None:
             return None, problems
-        return summarize(entry), problems + check_entry(entry, catalog, select, published)
+        return summarize(entry), problems + checks(entry)
 
     summary, found = guarded(read_and_check, path, root)
     return found, summary
 
 
 # Set before checking; forked workers inherit it instead of re-reading the catalog.
-_WORKER_STATE: tuple[Path, Catalog, Selection, frozenset[str]] | None = None
+_WORKER_STATE: tuple[Path, EntryChecks] | None = None
 
 
 def _check_chunk(paths: list[Path]) -> list[tuple[list[Diagnostic], Summary | None]]:
     assert _WORKER_STATE is not None
-    root, catalog, select, published = _WORKER_STATE
+    root, checks = _WORKER_STATE
     # A file's objects die with it, freed by reference counts (node trees and models hold no
     # cycles), so the collector's many passes while reading are pure cost: pause it, and
     # collect what is young once a chunk in case an error path left a cycle.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return [_check_file(path, root, catalog, select, published) for path in paths]
+        return [_check_file(path, root, checks) for path in paths]
     finally:
         gc.collect(0)
         if was_enabled:
@@ -194,7 +206,8 @@ def check(
     else:
         coverage, problems = covering(root, paths, removed, catalog_root or root, catalog)
         diagnostics += problems
-    results = _check_files(root, catalog, select, published, coverage.entries, jobs)
+    checks = EntryChecks.of(catalog, select, published)
+    results = _check_files(root, checks, coverage.entries, jobs)
     files = list(coverage.entries)
     if coverage.shown is not None:
         # An id that is not its file's path claims another file's id: check that file too
@@ -205,7 +218,7 @@ def check(
             if s is not None and s.path.startswith(f"{ENTRIES}/")
         ]
         extra = [p for p in _new(root, dict.fromkeys(claimed), files) if p.is_file()]
-        results += _check_files(root, catalog, select, published, extra, jobs)
+        results += _check_files(root, checks, extra, jobs)
         files += extra
         coverage.shown.update(display_path(p, root) for p in extra)
 
@@ -227,16 +240,11 @@ def check(
 
 
 def _check_files(
-    root: Path,
-    catalog: Catalog,
-    select: Selection,
-    published: frozenset[str],
-    files: list[Path],
-    jobs: int | None,
+    root: Path, checks: EntryChecks, files: list[Path], jobs: int | None
 ) -> list[tuple[list[Diagnostic], Summary | None]]:
     global _WORKER_STATE
     workers = _jobs(jobs, len(files))
-    _WORKER_STATE = (root, catalog, select, published)
+    _WORKER_STATE = (root, checks)
     try:
         if workers == 1:
             return [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]

@@ -232,10 +232,8 @@ def parse(text: str, declared: Collection[str]) -> Formula:
     _check_text(text)
     tree = _parse_ast(text)
     validator = _Validator(text, declared_set)
-    validator.check(tree, 1)
-    return Formula(
-        text=text, tree=tree, symbols=frozenset(validator.used), program=_compile(tree, text)
-    )
+    program = validator.check(tree, 1)
+    return Formula(text=text, tree=tree, symbols=frozenset(validator.used), program=program)
 
 
 #: The first character a formula may not hold: outside printable ASCII (so line breaks too),
@@ -345,7 +343,8 @@ def _suggestion(name: str, candidates: Collection[str]) -> str | None:
 
 
 class _Validator:
-    """Allowlist walk over a parsed tree, collecting the declared symbols it uses."""
+    """Allowlist walk over a parsed tree, collecting the declared symbols it uses and
+    compiling what it admits (one walk, not two: `kb check` parses every formula it reads)."""
 
     def __init__(self, text: str, declared: frozenset[str]) -> None:
         self.text = text
@@ -355,29 +354,31 @@ class _Validator:
     def reject(self, node: ast.AST, message: str, hint: str | None = None) -> FormulaError:
         return FormulaError(message, offset_of(self.text, node), hint)
 
-    def check(self, node: ast.AST, depth: int) -> None:
+    def check(self, node: ast.AST, depth: int) -> Program:
+        """The program of `node`, once it is shown to be in the language."""
         # Checked before looking at the node so recursion never goes deeper than MAX_DEPTH.
         if depth > MAX_DEPTH:
             raise self.reject(node, f"formula is nested more than {MAX_DEPTH} levels deep")
+        if isinstance(node, ast.BinOp):
+            # Left operand, operator, right operand: problems are reported in reading order.
+            left = self.check(node.left, depth + 1)
+            self.check_operator(node, node.op, _BINARY_OPERATORS)
+            return _binary(node, self.text, left, self.check(node.right, depth + 1))
+        if isinstance(node, ast.Name):
+            self.check_name(node)
+            return _symbol(node, self.text)
         if isinstance(node, ast.Constant):
             self.check_constant(node)
-        elif isinstance(node, ast.Name):
-            self.check_name(node)
-        elif isinstance(node, ast.BinOp):
-            # Left operand, operator, right operand: problems are reported in reading order.
-            self.check(node.left, depth + 1)
-            self.check_operator(node, node.op, _BINARY_OPERATORS)
-            self.check(node.right, depth + 1)
-        elif isinstance(node, ast.UnaryOp):
+            return _constant(node)
+        if isinstance(node, ast.UnaryOp):
             self.check_operator(node, node.op, _UNARY_OPERATORS)
-            self.check(node.operand, depth + 1)
-        elif isinstance(node, ast.Call):
-            self.check_call(node, depth)
-        elif type(node) in _REJECTED_NODES:
+            return _unary(node, self.text, self.check(node.operand, depth + 1))
+        if isinstance(node, ast.Call):
+            return self.check_call(node, depth)
+        if type(node) in _REJECTED_NODES:
             what, hint = _REJECTED_NODES[type(node)]
             raise self.reject(node, f"{what} is not allowed", hint)
-        else:
-            raise self.reject(node, f"`{type(node).__name__}` expressions are not allowed")
+        raise self.reject(node, f"`{type(node).__name__}` expressions are not allowed")
 
     def check_operator(
         self, node: ast.AST, op: ast.AST, allowed: Collection[type[ast.AST]]
@@ -429,7 +430,7 @@ class _Validator:
             _suggestion(node.id, self.declared),
         )
 
-    def check_call(self, node: ast.Call, depth: int) -> None:
+    def check_call(self, node: ast.Call, depth: int) -> Program:
         allowed = _FUNCTION_NAMES
         func = node.func
         if not isinstance(func, ast.Name):
@@ -462,8 +463,7 @@ class _Validator:
             raise self.reject(
                 node, f"`{name}` takes at least {spec.min_args} arguments, got {count}"
             )
-        for arg in node.args:
-            self.check(arg, depth + 1)
+        return _call(node, self.text, [self.check(arg, depth + 1) for arg in node.args])
 
 
 def evaluate(formula: Formula, values: Mapping[str, float]) -> float:
@@ -512,87 +512,89 @@ def _bind(formula: Formula, name: str, values: Mapping[str, float]) -> float:
 Program = Callable[[Mapping[str, float]], float]
 
 
-def _compile(node: ast.AST, text: str) -> Program:
-    """A closure that evaluates `node` in float arithmetic, checking every result.
+# The closures a validated tree compiles to, node by node: float arithmetic with every result
+# checked. Depth is bounded by validation, so the recursion in the closures is safe. Where a
+# failure is reported is worked out only when one happens: most formulas never fail.
 
-    Depth is bounded by validation, so the recursion here and in the closures is safe. Where a
-    failure is reported is worked out only when one happens: most formulas never fail, and
-    `kb check` compiles every formula it reads.
-    """
-    if isinstance(node, ast.Name):
-        name = node.id
 
-        def symbol(env: Mapping[str, float]) -> float:
-            try:
-                return env[name]
-            except KeyError:
-                raise _failure(f"no value for symbol `{name}`", text, node) from None
+def _symbol(node: ast.Name, text: str) -> Program:
+    name = node.id
 
-        return symbol
-    if isinstance(node, ast.Constant):
-        # Integer literals are converted so that no integer arithmetic ever happens; the
-        # validator admitted only int and float constants.
-        assert isinstance(node.value, int | float)
-        constant = float(node.value)
-        return lambda env: constant
-    if isinstance(node, ast.BinOp):
-        left, right = _compile(node.left, text), _compile(node.right, text)
-        operator_ = _BINARY_OPERATORS[type(node.op)]
+    def symbol(env: Mapping[str, float]) -> float:
+        try:
+            return env[name]
+        except KeyError:
+            raise _failure(f"no value for symbol `{name}`", text, node) from None
 
-        def binary(env: Mapping[str, float]) -> float:
-            a, b = left(env), right(env)
-            try:
-                result = operator_(a, b)
-            except ZeroDivisionError:
-                raise _failure("division by zero", text, node) from None
-            except OverflowError:
-                raise _failure("result is too large", text, node) from None
-            except ValueError:
-                # Only math.pow raises ValueError here: 0 to a negative power, or a negative
-                # base with a fractional exponent (whose result would be complex).
-                message = (
-                    "division by zero (zero to a negative power)"
-                    if a == 0
-                    else "negative number to a fractional power is not a real number"
-                )
-                raise _failure(message, text, node) from None
-            if not isfinite(result):
-                raise _failure(_NOT_FINITE, text, node)
-            return result
+    return symbol
 
-        return binary
-    if isinstance(node, ast.UnaryOp):
-        operand = _compile(node.operand, text)
-        unary = _UNARY_OPERATORS[type(node.op)]
 
-        def unary_operation(env: Mapping[str, float]) -> float:
-            result = unary(operand(env))
-            if not isfinite(result):
-                raise _failure(_NOT_FINITE, text, node)
-            return result
+def _constant(node: ast.Constant) -> Program:
+    # Integer literals are converted so that no integer arithmetic ever happens; the
+    # validator admitted only int and float constants.
+    assert isinstance(node.value, int | float)
+    constant = float(node.value)
+    return lambda env: constant
 
-        return unary_operation
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        called = node.func.id
-        function = FUNCTIONS[called].impl
-        arguments = [_compile(arg, text) for arg in node.args]
 
-        def call(env: Mapping[str, float]) -> float:
-            args = [argument(env) for argument in arguments]
-            try:
-                result = function(*args)
-            except ValueError:
-                shown = ", ".join(f"{arg:g}" for arg in args)
-                raise _failure(f"`{called}({shown})` is undefined", text, node) from None
-            except OverflowError:
-                raise _failure("result is too large", text, node) from None
-            if not isfinite(result):
-                raise _failure(_NOT_FINITE, text, node)
-            return result
+def _binary(node: ast.BinOp, text: str, left: Program, right: Program) -> Program:
+    operator_ = _BINARY_OPERATORS[type(node.op)]
 
-        return call
-    # Unreachable for trees that passed validation.
-    raise _failure(f"`{type(node).__name__}` cannot be evaluated", text, node)
+    def binary(env: Mapping[str, float]) -> float:
+        a, b = left(env), right(env)
+        try:
+            result = operator_(a, b)
+        except ZeroDivisionError:
+            raise _failure("division by zero", text, node) from None
+        except OverflowError:
+            raise _failure("result is too large", text, node) from None
+        except ValueError:
+            # Only math.pow raises ValueError here: 0 to a negative power, or a negative
+            # base with a fractional exponent (whose result would be complex).
+            message = (
+                "division by zero (zero to a negative power)"
+                if a == 0
+                else "negative number to a fractional power is not a real number"
+            )
+            raise _failure(message, text, node) from None
+        if not isfinite(result):
+            raise _failure(_NOT_FINITE, text, node)
+        return result
+
+    return binary
+
+
+def _unary(node: ast.UnaryOp, text: str, operand: Program) -> Program:
+    unary = _UNARY_OPERATORS[type(node.op)]
+
+    def unary_operation(env: Mapping[str, float]) -> float:
+        result = unary(operand(env))
+        if not isfinite(result):
+            raise _failure(_NOT_FINITE, text, node)
+        return result
+
+    return unary_operation
+
+
+def _call(node: ast.Call, text: str, arguments: list[Program]) -> Program:
+    assert isinstance(node.func, ast.Name)
+    called = node.func.id
+    function = FUNCTIONS[called].impl
+
+    def call(env: Mapping[str, float]) -> float:
+        args = [argument(env) for argument in arguments]
+        try:
+            result = function(*args)
+        except ValueError:
+            shown = ", ".join(f"{arg:g}" for arg in args)
+            raise _failure(f"`{called}({shown})` is undefined", text, node) from None
+        except OverflowError:
+            raise _failure("result is too large", text, node) from None
+        if not isfinite(result):
+            raise _failure(_NOT_FINITE, text, node)
+        return result
+
+    return call
 
 
 _NOT_FINITE = "result is not a finite number"

@@ -21,7 +21,6 @@ from collections.abc import Callable, Mapping
 from .formula import FUNCTIONS, Bounds, Formula
 
 Box = Mapping[str, Bounds]
-_BoundsProgram = Callable[[Box], Bounds]
 
 
 class _Unproven(Exception):
@@ -32,16 +31,10 @@ def bounds(formula: Formula, box: Box) -> Bounds | None:
     """Finite bounds of `formula` over every point of `box`, or None when interval arithmetic
     cannot show it is defined (finite, no division by zero, no root or log of a negative)
     there."""
-    program = _PROGRAMS.get(formula.text)
-    if program is None:
-        program = _PROGRAMS[formula.text] = _compile(formula.tree)
     try:
-        return program(box)
+        return _bounds(formula.tree, box)
     except (_Unproven, ValueError, OverflowError, ZeroDivisionError):
         return None
-
-
-_PROGRAMS: dict[str, _BoundsProgram] = {}
 
 
 def _widen(lo: float, hi: float) -> Bounds:
@@ -59,6 +52,8 @@ def _sub(a: Bounds, b: Bounds) -> Bounds:
 
 
 def _mul(a: Bounds, b: Bounds) -> Bounds:
+    if a[0] >= 0 and b[0] >= 0:  # most quantities: the ends multiply
+        return _widen(a[0] * b[0], a[1] * b[1])
     products = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
     return _widen(min(products), max(products))
 
@@ -95,25 +90,22 @@ _BINARY: Mapping[type[ast.operator], Callable[[Bounds, Bounds], Bounds]] = {
 }
 
 
-def _compile(node: ast.AST) -> _BoundsProgram:
-    """Closures over a validated tree, as formula.py compiles float evaluation."""
+def _bounds(node: ast.AST, box: Box) -> Bounds:
+    """The bounds of a validated tree's `node`, walked afresh each time: a formula's bounds
+    are asked for once or twice (closures compiled for it would cost more than they save).
+    Depth is bounded by validation."""
+    if isinstance(node, ast.BinOp):
+        return _BINARY[type(node.op)](_bounds(node.left, box), _bounds(node.right, box))
     if isinstance(node, ast.Name):
-        name = node.id
-        return lambda box: box[name]
+        return box[node.id]
     if isinstance(node, ast.Constant):
         assert isinstance(node.value, int | float)
         value = float(node.value)
-        return lambda box: (value, value)
-    if isinstance(node, ast.BinOp):
-        left, right, operation = _compile(node.left), _compile(node.right), _BINARY[type(node.op)]
-        return lambda box: operation(left(box), right(box))
+        return value, value
     if isinstance(node, ast.UnaryOp):
-        operand = _compile(node.operand)
-        if isinstance(node.op, ast.USub):
-            return lambda box: _negate(operand(box))
-        return operand
+        operand = _bounds(node.operand, box)
+        return _negate(operand) if isinstance(node.op, ast.USub) else operand
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         function = FUNCTIONS[node.func.id].bounds
-        arguments = [_compile(argument) for argument in node.args]
-        return lambda box: _widen(*function(*(argument(box) for argument in arguments)))
+        return _widen(*function(*(_bounds(argument, box) for argument in node.args)))
     raise _Unproven  # unreachable for trees that passed validation

@@ -124,11 +124,14 @@ class Rule:
     def run(self, subject: Any, context: Context) -> list[Diagnostic]:
         """The rule's findings on `subject`, stamped with its code and severity."""
         assert self.check is not None
+        found = list(self.check(subject, context))
+        if not found:
+            return found  # the usual case, with nothing to stamp
         return [
             d
             if d.code == self.code and d.severity is self.severity
             else replace(d, code=self.code, severity=self.severity)
-            for d in self.check(subject, context)
+            for d in found
         ]
 
 

@@ -50,6 +50,8 @@ def claims_name_references(entry: Entry, context: Context) -> Iterable[Diagnosti
         verdict: agrees
     ```
     """
+    if all(claim.reference is None for claim in entry.claims):
+        return  # nothing to look up (most entries)
     keys = list(dict.fromkeys(r.key for r in entry.all_references()))
     for claim in entry.claims:
         if claim.reference is None or claim.reference in keys:

@@ -47,7 +47,7 @@ def read_file(
                 return refuse("is not a regular file")
             if info.st_size > MAX_FILE_BYTES:
                 return None, [too_large(display, info.st_size)]
-            raw = _read_at_most(fd, MAX_FILE_BYTES + 1)
+            raw = _read_at_most(fd, MAX_FILE_BYTES + 1, info.st_size)
         finally:
             os.close(fd)
     except OSError as exc:
@@ -59,10 +59,14 @@ def read_file(
     return raw, []
 
 
-def _read_at_most(fd: int, limit: int) -> bytes:
-    """Up to `limit` bytes: a file that grows after fstat still cannot make us read more."""
-    chunks = []
-    total = 0
+def _read_at_most(fd: int, limit: int, size: int) -> bytes:
+    """Up to `limit` bytes: a file that grows after fstat still cannot make us read more.
+    The `size` fstat gave is asked for first, with a byte more to see the end at once."""
+    first = os.read(fd, min(size + 1, limit))
+    if len(first) <= size:
+        return first  # a regular file read short has ended
+    chunks = [first]
+    total = len(first)
     while total < limit:
         chunk = os.read(fd, limit - total)
         if not chunk:

@@ -101,11 +101,19 @@ def plain_key_is_text(text: str) -> bool:
 
 
 def _number(text: str) -> tuple[Any, Problem | None]:
+    if (
+        text.isdigit()
+        and text.isascii()
+        and (text[0] != "0" or len(text) == 1)
+        and len(text) <= MAX_NUMBER_DIGITS
+    ):
+        return int(text), None  # most numbers: what the rules below make of them, sooner
     if _SPECIAL_FLOAT.fullmatch(text):
         return text, _bad_number(
             f"'{text}' is not a finite number", "infinity and NaN are not allowed"
         )
-    is_number = _INT.fullmatch(text) or OCTAL.fullmatch(text) or _HEX.fullmatch(text)
+    octal, hexadecimal = OCTAL.fullmatch(text), _HEX.fullmatch(text)
+    is_number = _INT.fullmatch(text) or octal or hexadecimal
     is_float = not is_number and _FLOAT.fullmatch(text)
     if not (is_number or is_float):
         return text, None
@@ -115,10 +123,10 @@ def _number(text: str) -> tuple[Any, Problem | None]:
             f"number with {digits} digits; the limit is {MAX_NUMBER_DIGITS}",
             "use scientific notation such as 1.28e5",
         )
-    if OCTAL.fullmatch(text):
+    if octal:
         value = int(text[2:], 8)
         return value, _not_portable(text, value, "a string", "quote it, or write it in decimal")
-    if _HEX.fullmatch(text):
+    if hexadecimal:
         return int(text[2:], 16), None
     if is_number:
         value = int(text)
