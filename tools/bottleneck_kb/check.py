@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import schemas
@@ -29,9 +29,9 @@ from .kb import (
     guarded,
     read_entry,
 )
-from .model import Entry
+from .model import Device, Entry
 from .results import CheckResult
-from .roofline import parse_formulas, runnable
+from .roofline import figures_needed, parse_formulas, runnable
 from .rules import Context, Rule, Scope, rules_for
 from .rules.identity import Summary, summarize
 
@@ -52,6 +52,11 @@ class EntryChecks:
     catalog: Catalog
     rules: tuple[Rule, ...]
     published: frozenset[str] = frozenset()
+    #: The devices that can evaluate an entry depend only on its dtype and the figures its
+    #: formulas read, a handful of combinations in a whole knowledge base: found once each.
+    _runnable: dict[tuple[str, tuple[str, ...]], tuple[Device, ...]] = field(
+        default_factory=dict, repr=False
+    )
 
     @classmethod
     def of(
@@ -63,9 +68,14 @@ class EntryChecks:
         """Every rule on one typed entry."""
         formulas, problems = parse_formulas(entry)
         catalog = self.catalog
-        able = (
-            () if formulas is None else tuple(runnable(entry, formulas, catalog.devices.values()))
-        )
+        able: tuple[Device, ...] = ()
+        if formulas is not None:
+            key = (entry.intensity.dtype, tuple(figures_needed(formulas)))
+            known = self._runnable.get(key)
+            if known is None:
+                devices = catalog.devices.values()
+                known = self._runnable[key] = tuple(runnable(entry, formulas, devices))
+            able = known
         context = Context(
             catalog.devices,
             formulas,
@@ -93,13 +103,15 @@ def _check_file(
     return found, summary
 
 
-# Set before checking; forked workers inherit it instead of re-reading the catalog.
-_WORKER_STATE: tuple[Path, EntryChecks] | None = None
+# Set before checking; forked workers inherit it (the catalog, the files) instead of being
+# sent it, and are sent only which files to check.
+_WORKER_STATE: tuple[Path, EntryChecks, list[Path]] | None = None
 
 
-def _check_chunk(paths: list[Path]) -> list[tuple[list[Diagnostic], Summary | None]]:
+def _check_chunk(span: tuple[int, int]) -> list[tuple[list[Diagnostic], Summary | None]]:
     assert _WORKER_STATE is not None
-    root, checks = _WORKER_STATE
+    root, checks, files = _WORKER_STATE
+    paths = files[span[0] : span[1]]
     # A file's objects die with it, freed by reference counts (node trees and models hold no
     # cycles), so the collector's many passes while reading are pure cost: pause it, and
     # collect what is young once a chunk in case an error path left a cycle.
@@ -113,10 +125,11 @@ def _check_chunk(paths: list[Path]) -> list[tuple[list[Diagnostic], Summary | No
             gc.enable()
 
 
-def _chunks(files: list[Path], workers: int) -> list[list[Path]]:
-    # Small chunks keep every worker busy to the end; a chunk costs one message each way.
-    size = max(1, min(50, len(files) // (workers * 4)))
-    return [files[i : i + size] for i in range(0, len(files), size)]
+def _chunks(count: int, workers: int) -> list[tuple[int, int]]:
+    """Spans of the files, [start, stop). Small ones keep every worker busy to the end; a
+    chunk costs one message each way."""
+    size = max(1, min(50, count // (workers * 4)))
+    return [(start, min(start + size, count)) for start in range(0, count, size)]
 
 
 def _jobs(requested: int | None, count: int) -> int:
@@ -244,17 +257,17 @@ def _check_files(
 ) -> list[tuple[list[Diagnostic], Summary | None]]:
     global _WORKER_STATE
     workers = _jobs(jobs, len(files))
-    _WORKER_STATE = (root, checks)
+    _WORKER_STATE = (root, checks, files)
     try:
         if workers == 1:
-            return [r for part in map(_check_chunk, _chunks(files, 1)) for r in part]
+            return [r for part in map(_check_chunk, _chunks(len(files), 1)) for r in part]
         import multiprocessing
 
         # What the workers inherit is never garbage: frozen, their collections skip it.
         gc.freeze()
         try:
             with multiprocessing.get_context("fork").Pool(workers) as pool:
-                chunks = _chunks(files, workers)
+                chunks = _chunks(len(files), workers)
                 return [r for part in pool.imap(_check_chunk, chunks) for r in part]
         finally:
             gc.unfreeze()

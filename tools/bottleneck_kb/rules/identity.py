@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .. import schemas
 from ..diagnostics import Diagnostic, error
@@ -17,9 +17,9 @@ ALIAS_TAKEN = "KB214"
 DEVICE_ID = "KB203"
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
-    """What the knowledge-base checks need of an entry; small, so workers can send it back."""
+class Summary(NamedTuple):
+    """What the knowledge-base checks need of an entry; small, so workers can send it back (a
+    tuple: one crosses between processes for every entry)."""
 
     id: str
     path: str
