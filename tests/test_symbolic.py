@@ -41,6 +41,24 @@ def test_intensity_cancels_sums() -> None:
     assert result == 16
 
 
+@pytest.mark.parametrize(
+    ("flops", "bytes_", "expected"),
+    [
+        # Common factors out of each side of a ratio of polynomials, as simplify gives them...
+        ("2 * B * (k + 1) * N_d", "2 * N_d + B * d * V", "2*B*N_d*(k + 1)/(B*V*d + 2*N_d)"),
+        ("2 * k * d * (q + s)", "4 * d * (q + s) + 8 * d", "k*(q + s)/(2*(q + s + 2))"),
+        # ...and a number times a lone sum multiplied out, as simplify does too.
+        ("2 * k + 2 * d", "1", "2*d + 2*k"),
+        # Past polynomials, simplify itself.
+        ("sqrt(k) * d", "d * sqrt(k) + d", "sqrt(k)/(sqrt(k) + 1)"),
+    ],
+)
+def test_intensity_takes_common_factors_out(flops: str, bytes_: str, expected: str) -> None:
+    ratio = intensity(parse(flops, DECLARED), parse(bytes_, DECLARED))
+    assert str(ratio) == expected
+    assert str(sympy.simplify(ratio)) == expected
+
+
 def test_intensity_of_zero_bytes_is_an_error() -> None:
     with pytest.raises(FormulaError, match="identically zero"):
         intensity(parse("k", DECLARED), parse("0 * k", DECLARED))

@@ -149,8 +149,9 @@ def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
     """Arithmetic intensity (FLOPs per byte) as a simplified exact expression.
 
     ``together``/``cancel`` first put the ratio over a common denominator and remove common
-    factors, which is cheap and handles the usual products of symbols; ``simplify`` then
-    tidies what is left (e.g. Min/Max or nested fractions).
+    factors, which is cheap and handles the usual products of symbols; a ratio of polynomials
+    then has each side's common factors taken out, and ``simplify`` tidies any other (with
+    roots, logarithms or rounding).
     """
     if not ratio_cost(flops, bytes_).within():
         raise FormulaError("intensity is past the symbolic budget (kb check refuses it)")
@@ -163,7 +164,21 @@ def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
     # or with a choice inside, the cancelled form is what a reader gets.
     if sympy.count_ops(ratio) > SIMPLIFY_MAX_OPS or ratio.has(sympy.Min, sympy.Max):
         return ratio
+    if ratio.is_rational_function():
+        return _factored(ratio)
     return sympy.simplify(ratio)
+
+
+def _factored(ratio: sympy.Expr) -> sympy.Expr:
+    """A ratio of polynomials in lowest terms with each side's common factors taken out:
+    what simplify makes of every intensity of the repository, for a tenth of its time (on
+    some other ratios simplify splits off terms or moves a denominator's number into
+    fractions to save an operation; one fraction of whole numbers reads as well). Mul(*args)
+    multiplies a number into a lone sum (2*a + 2*b), as simplify does: factor_terms leaves
+    2*(a + b) unevaluated."""
+    numerator, denominator = sympy.fraction(ratio)
+    factored = sympy.factor_terms(numerator) / sympy.factor_terms(denominator)
+    return sympy.Mul(*factored.args) if factored.is_Mul else factored
 
 
 @dataclass(frozen=True, slots=True)
