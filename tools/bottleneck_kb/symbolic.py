@@ -60,8 +60,10 @@ _BINARY_OPERATORS: Mapping[type[ast.operator], Callable[[sympy.Expr, sympy.Expr]
 _NON_FINITE = frozenset({sympy.zoo, sympy.nan, sympy.oo, -sympy.oo})
 
 
+@lru_cache(maxsize=4096)
 def to_sympy(formula: Formula) -> sympy.Expr:
-    """Convert a parsed formula to a sympy expression.
+    """Convert a parsed formula to a sympy expression; cached, because the intensity and the
+    site's display of FLOPs and bytes convert the same formulas (sympy's are immutable).
 
     Symbols are positive, which is true of every quantity in the knowledge base (sizes,
     counts, bit widths) and lets sympy cancel and simplify more. Integer literals stay exact;
