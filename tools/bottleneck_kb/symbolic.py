@@ -160,9 +160,9 @@ def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
     if denominator.is_zero:
         raise FormulaError("byte count is identically zero, so intensity is undefined")
     ratio = sympy.cancel(sympy.together(to_sympy(flops) / denominator))
-    # Rebuilding a Min or Max compares its arguments pairwise under assumptions, and a long
-    # sum rarely has a factor common to all its terms: past a few dozen operations, or with
-    # a choice inside, the cancelled form is what a reader gets.
+    # Rebuilding a Min or Max compares its arguments pairwise under assumptions, and taking
+    # the common factors out of a long sum costs several times cancelling it: past a few
+    # dozen operations, or with a choice inside, the cancelled form is what a reader gets.
     if sympy.count_ops(ratio) > FACTOR_MAX_OPS or ratio.has(sympy.Min, sympy.Max):
         return ratio
     return _factored(ratio)
