@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.evaluation import crossover, evaluate_entry
+from bottleneck_kb.evaluation import crossovers, evaluate_entry
 from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.roofline import Basis, EvaluationError, evaluate, parse_formulas
+from bottleneck_kb.roofline import Basis, EvaluationError, evaluate, parse_formulas, runnable
+
+from .conftest import REPOSITORY
 
 H100 = "nvidia-h100-sxm"
 MI300X = "amd-instinct-mi300x"
@@ -98,8 +100,10 @@ def test_lm_head_batch_crossover(kb: KnowledgeBase) -> None:
     found = {}
     for k in (1, 4, 8):
         for device in (H100, MI300X):
-            c = crossover(entry, formulas, kb.catalog.devices[device], "B", {"k": k})
-            assert c is not None and c.at is not None
+            found_on = crossovers(entry, formulas, [kb.catalog.devices[device]], "B", {"k": k})
+            assert found_on is not None
+            (c,) = found_on
+            assert c.at is not None
             assert (c.below, c.above) == ("memory", "compute")
             found[k, device] = c.at
     # intensity = 2Bk dV / (dV*2 + 2Bk(d+V)) = ridge  =>  Bk = ridge*dV / (dV - ridge*(d+V))
@@ -113,10 +117,33 @@ def test_lm_head_batch_crossover(kb: KnowledgeBase) -> None:
 
 def test_no_crossover_in_range(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, DRAFT)
-    c = crossover(entry, formulas, kb.catalog.devices[H100], "k")
-    assert c is not None
+    h100 = [kb.catalog.devices[H100]]
+    found = crossovers(entry, formulas, h100, "k")
+    assert found is not None
+    (c,) = found
     assert (c.at, c.below, c.range) == (None, "memory", (1.0, 16.0))
-    assert crossover(entry, formulas, kb.catalog.devices[H100], "D") is not None
+    assert crossovers(entry, formulas, h100, "D") is not None
+
+
+@pytest.mark.parametrize("basis", [Basis(), Basis(measured=True, derated=True)])
+def test_crossovers_on_many_devices_are_each_device_alone(basis: Basis) -> None:
+    """A search over the catalog shares each sample's FLOPs and bytes between the devices:
+    every device's crossover is exactly the one found on that device alone."""
+    kb = KnowledgeBase.load(REPOSITORY)
+    flipped = 0
+    for entry in kb.entries:
+        formulas, _ = parse_formulas(entry)
+        assert formulas is not None
+        devices = runnable(entry, formulas, kb.catalog.devices.values())
+        for symbol in sorted(formulas.symbols):
+            together = crossovers(entry, formulas, devices, symbol, basis=basis)
+            alone = [crossovers(entry, formulas, [d], symbol, basis=basis) for d in devices]
+            if together is None:
+                assert alone == [None] * len(devices)
+                continue
+            assert together == [a[0] for a in alone if a is not None]
+            flipped += sum(c.at is not None for c in together)
+    assert flipped > 0
 
 
 def test_symbolic_intensity_of_the_draft_pass_is_k(kb: KnowledgeBase) -> None:

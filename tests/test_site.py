@@ -28,7 +28,7 @@ from bottleneck_kb.roofline import parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import export
-from bottleneck_kb.site.model_view import compute_view
+from bottleneck_kb.site.model_view import ViewCache, compute_view
 
 from .browser import Browser, serve
 from .conftest import FIXTURES, REPOSITORY
@@ -182,6 +182,19 @@ def test_every_entry_has_its_page_with_every_part(
             ]
         edit = [h for h in page.hrefs() if h.endswith(entry.path)]
         assert edit and edit[0].startswith("https://"), entry.id
+
+
+def test_the_build_cached_every_view_as_computed(
+    built: Path, kb_copy: Path, knowledge_base: KnowledgeBase
+) -> None:
+    devices = sorted(knowledge_base.catalog.devices.values(), key=lambda d: d.id)
+    cache = ViewCache(kb_copy / "build" / ".kb-site-cache")
+    assert cache.folder is not None
+    for entry in knowledge_base.entries:
+        assert (cache.folder / f"{cache.key(entry, devices)}.json").is_file(), entry.id
+    views = cache.views(knowledge_base.entries, devices)
+    for entry in knowledge_base.entries:
+        assert views[entry.id] == compute_view(entry, devices), entry.id
 
 
 def test_every_device_has_its_page_with_a_dot_per_entry_evaluated_on_it(

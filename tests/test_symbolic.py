@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bottleneck_kb.formula import FormulaError, evaluate, parse
-from bottleneck_kb.symbolic import intensity, to_latex, to_mathml, to_sympy
+from bottleneck_kb.symbolic import intensity, render_intensity, to_latex, to_mathml, to_sympy
 
 DECLARED = frozenset({"k", "d", "V", "q", "s", "N_d", "B"})
 k, d, V, q, s, N_d, B = (
@@ -39,6 +39,44 @@ def test_intensity_cancels_sums() -> None:
         parse("2 * d * V * (q + s)", DECLARED), parse("d * V * (q + s) / 8", DECLARED)
     )
     assert result == 16
+
+
+@pytest.mark.parametrize(
+    ("flops", "bytes_", "expected"),
+    [
+        # Common factors out of each side, as sympy's simplify gives them...
+        ("2 * B * (k + 1) * N_d", "2 * N_d + B * d * V", "2*B*N_d*(k + 1)/(B*V*d + 2*N_d)"),
+        ("2 * k * d * (q + s)", "4 * d * (q + s) + 8 * d", "k*(q + s)/(2*(q + s + 2))"),
+        ("sqrt(k) * d", "d * sqrt(k) + d", "sqrt(k)/(sqrt(k) + 1)"),
+        (
+            "k * ceil(d / 128) * 128",
+            "ceil(d / 128) * 256 + 2 * k",
+            "64*k*ceiling(d/128)/(k + 128*ceiling(d/128))",
+        ),
+        # ...and a number times a lone sum multiplied out, as simplify does too;
+        ("2 * k + 2 * d", "1", "2*d + 2*k"),
+        # but logarithms stay apart (simplify: log(2**(64*d + 64*k))/log(2**128*2**(32*B)*B)).
+        (
+            "8 * (k + d)",
+            "16 + 4 * B + log2(B) / 8",
+            "64*(d + k)*log(2)/(32*B*log(2) + log(B) + 128*log(2))",
+        ),
+    ],
+)
+def test_intensity_takes_common_factors_out(flops: str, bytes_: str, expected: str) -> None:
+    assert str(intensity(parse(flops, DECLARED), parse(bytes_, DECLARED))) == expected
+
+
+def test_intensity_with_logarithms_renders() -> None:
+    """simplify combined these logarithms into one holding 15**8192, an integer too long for
+    str(): kb eval failed on an entry that kb check accepts."""
+    flops = parse("B", DECLARED)
+    bytes_ = parse("1e9 + 0.125 + 1024 * log2(7 + 0.5) * log2(d) + 244 + d * d", DECLARED)
+    rendered = render_intensity(flops, bytes_)
+    assert rendered.text == (
+        "8*B*log(2)**2/(8*d**2*log(2)**2 - 8192*log(2)*log(d) + 8192*log(15)*log(d) "
+        "+ 8000001953*log(2)**2)"
+    )
 
 
 def test_intensity_of_zero_bytes_is_an_error() -> None:

@@ -24,7 +24,10 @@ from .roofline import (
     evaluate,
     explain,
     missing_figures,
+    on_device,
     parse_formulas,
+    verdicts,
+    work,
 )
 from .schemas import suggest
 
@@ -171,17 +174,15 @@ def evaluate_entry(
         order = sorted(range(len(results)), key=lambda i: (results[i].time, results[i].device))
         results = [results[i] for i in order]
         devices = [devices[i] for i in order]
-    crossovers = {
-        device.id: [
-            found
-            for symbol in entry.scales_with
-            if symbol.symbol in formulas.symbols
-            and symbol.symbol not in overrides
-            and (found := crossover(entry, formulas, device, symbol.symbol, overrides, basis))
-            is not None
-        ]
-        for device in devices
-    }
+    swept = [
+        found
+        for symbol in entry.scales_with
+        if symbol.symbol in formulas.symbols
+        and symbol.symbol not in overrides
+        and (found := crossovers(entry, formulas, devices, symbol.symbol, overrides, basis))
+        is not None
+    ]
+    by_device = {device.id: [found[i] for found in swept] for i, device in enumerate(devices)}
     effects = []
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is None:
@@ -212,7 +213,7 @@ def evaluate_entry(
         rendered = render_intensity(formulas.flops, formulas.bytes)
     values = dict(results[0].values) if results else {}
     return EntryEvaluation(
-        entry, formulas, values, results, skipped, crossovers, rendered, effects, outcomes
+        entry, formulas, values, results, skipped, by_device, rendered, effects, outcomes
     )
 
 
@@ -230,42 +231,60 @@ def _check(entry: Entry, formulas: Formulas, device: Device, check: Check) -> Ch
     return CheckOutcome(check.claim, device.id, not failures, detail)
 
 
-def crossover(
+def crossovers(
     entry: Entry,
     formulas: Formulas,
-    device: Device,
+    devices: Sequence[Device],
     symbol: str,
     overrides: Mapping[str, float] | None = None,
     basis: Basis = DATASHEET,
-) -> Crossover | None:
-    """Where the verdict on `device` flips as `symbol` sweeps its declared range, holding the
-    rest at their typical (or overridden) values. None when the symbol has no range."""
+) -> list[Crossover] | None:
+    """Where the verdict on each of `devices` flips as `symbol` sweeps its declared range,
+    holding the rest at their typical (or overridden) values: the first sample whose verdict
+    differs from the first sample's, bisected down to where it flips. None when the symbol
+    has no range."""
     declared = entry.symbols[symbol]
     if declared.range is None:
         return None
     lo, hi = declared.range
     base = dict(overrides or {})
 
-    def verdict_at(x: float) -> str:
-        return evaluate(entry, formulas, device, {**base, symbol: x}, basis=basis).verdict
+    def verdicts_at(chosen: Sequence[Device], x: float) -> list[str]:
+        # FLOPs and bytes at a point do not depend on the device: one work judged on each.
+        done = work(entry, formulas, {**base, symbol: x})
+        if basis == DATASHEET:
+            return verdicts(entry, formulas, chosen, done)
+        return [on_device(entry, formulas, device, done, basis).verdict for device in chosen]
 
     points = sweep(lo, hi)
-    first = verdict_at(points[0])
+    first = verdicts_at(devices, points[0])
+    # By device index: the samples on either side of its first flip.
+    flips: dict[int, tuple[float, float]] = {}
     previous = points[0]
     for x in points[1:]:
-        if verdict_at(x) != first:
-            left, right = previous, x
-            for _ in range(BISECTION_STEPS):
-                middle = _midpoint(left, right)
-                if middle in (left, right):
-                    break
-                if verdict_at(middle) == first:
-                    left = middle
-                else:
-                    right = middle
-            return Crossover(symbol, right, first, verdict_at(right), (lo, hi))
+        pending = [i for i in range(len(devices)) if i not in flips]
+        if not pending:
+            break
+        for i, verdict in zip(pending, verdicts_at([devices[i] for i in pending], x), strict=True):
+            if verdict != first[i]:
+                flips[i] = (previous, x)
         previous = x
-    return Crossover(symbol, None, first, first, (lo, hi))
+    found = []
+    for i, device in enumerate(devices):
+        if i not in flips:
+            found.append(Crossover(symbol, None, first[i], first[i], (lo, hi)))
+            continue
+        left, right = flips[i]
+        for _ in range(BISECTION_STEPS):
+            middle = _midpoint(left, right)
+            if middle in (left, right):
+                break
+            if verdicts_at([device], middle)[0] == first[i]:
+                left = middle
+            else:
+                right = middle
+        found.append(Crossover(symbol, right, first[i], verdicts_at([device], right)[0], (lo, hi)))
+    return found
 
 
 def sweep(lo: float, hi: float) -> list[float]:

@@ -60,8 +60,10 @@ _BINARY_OPERATORS: Mapping[type[ast.operator], Callable[[sympy.Expr, sympy.Expr]
 _NON_FINITE = frozenset({sympy.zoo, sympy.nan, sympy.oo, -sympy.oo})
 
 
+@lru_cache(maxsize=4096)
 def to_sympy(formula: Formula) -> sympy.Expr:
-    """Convert a parsed formula to a sympy expression.
+    """Convert a parsed formula to a sympy expression; cached, because the intensity and the
+    site's display of FLOPs and bytes convert the same formulas (sympy's are immutable).
 
     Symbols are positive, which is true of every quantity in the knowledge base (sizes,
     counts, bit widths) and lets sympy cancel and simplify more. Integer literals stay exact;
@@ -141,16 +143,16 @@ def _check_power(base: sympy.Expr, exponent: sympy.Expr, text: str, node: ast.Bi
         )
 
 
-SIMPLIFY_MAX_OPS = 40
-"""Largest cancelled intensity (in sympy operations) that is also handed to simplify."""
+FACTOR_MAX_OPS = 40
+"""Largest cancelled intensity (in sympy operations) whose common factors are also taken out."""
 
 
 def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
-    """Arithmetic intensity (FLOPs per byte) as a simplified exact expression.
+    """Arithmetic intensity (FLOPs per byte) as an exact expression in lowest terms.
 
-    ``together``/``cancel`` first put the ratio over a common denominator and remove common
-    factors, which is cheap and handles the usual products of symbols; ``simplify`` then
-    tidies what is left (e.g. Min/Max or nested fractions).
+    ``together``/``cancel`` put the ratio over a common denominator and remove common
+    factors; then each side has its own common factors taken out, as a reader would write
+    it: ``16*B*k*r*(V + d)/(...)`` rather than ``(16*B*V*k*r + 16*B*d*k*r)/(...)``.
     """
     if not ratio_cost(flops, bytes_).within():
         raise FormulaError("intensity is past the symbolic budget (kb check refuses it)")
@@ -158,17 +160,29 @@ def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
     if denominator.is_zero:
         raise FormulaError("byte count is identically zero, so intensity is undefined")
     ratio = sympy.cancel(sympy.together(to_sympy(flops) / denominator))
-    # simplify tries many rewrites and its time grows fast with size, and with Min and Max
-    # (it compares their arguments pairwise under assumptions): past a few dozen operations,
-    # or with a choice inside, the cancelled form is what a reader gets.
-    if sympy.count_ops(ratio) > SIMPLIFY_MAX_OPS or ratio.has(sympy.Min, sympy.Max):
+    # Rebuilding a Min or Max compares its arguments pairwise under assumptions, and taking
+    # the common factors out of a long sum costs several times cancelling it: past a few
+    # dozen operations, or with a choice inside, the cancelled form is what a reader gets.
+    if sympy.count_ops(ratio) > FACTOR_MAX_OPS or ratio.has(sympy.Min, sympy.Max):
         return ratio
-    return sympy.simplify(ratio)
+    return _factored(ratio)
+
+
+def _factored(ratio: sympy.Expr) -> sympy.Expr:
+    """`ratio` with each side's common factors taken out. sympy's simplify gives the same for
+    every intensity of the repository, at ten times the cost; elsewhere it tries rewrites
+    that save an operation at a reader's expense (a sum of fractions, `log(2**(8*a + 8*e))`
+    for `8*(a + e)*log(2)`) and can build integers too long to print. Mul(*args) multiplies
+    a number into a lone sum (2*a + 2*b), as simplify does: factor_terms leaves 2*(a + b)
+    unevaluated."""
+    numerator, denominator = sympy.fraction(ratio)
+    factored = sympy.factor_terms(numerator) / sympy.factor_terms(denominator)
+    return sympy.Mul(*factored.args) if factored.is_Mul else factored
 
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """A simplified expression as plain text, LaTeX and presentation MathML."""
+    """An expression as plain text, LaTeX and presentation MathML."""
 
     text: str
     latex: str
@@ -177,7 +191,7 @@ class Rendered:
 
 @lru_cache(maxsize=4096)
 def render_intensity(flops: Formula, bytes_: Formula) -> Rendered:
-    """The simplified intensity, rendered; cached by the formulas' text, since entries share
+    """The intensity in lowest terms, rendered; cached by the formulas' text, since entries share
     formulas and the site renders every entry."""
     expr = intensity(flops, bytes_)
     return Rendered(str(expr), to_latex(expr), to_mathml(expr))

@@ -16,7 +16,7 @@ import math
 import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -177,7 +177,7 @@ class ViewCache:
         for (entry, path), view in zip(missing, computed, strict=True):
             found[entry.id] = view
             if path is not None:
-                self._store(path, json.dumps(asdict(view)))
+                self._store(path, json.dumps(view, default=_fields))
         return found
 
     def _store(self, path: Path, text: str) -> None:
@@ -212,6 +212,14 @@ def _compute_all(entries: Sequence[Entry], devices: Sequence[Device]) -> list[En
             return pool.map(_compute_one, range(len(entries)), chunksize=8)
     finally:
         _WORK = None
+
+
+def _fields(value: object) -> dict[str, Any]:
+    """A dataclass's fields for json.dumps, which walks their values itself: asdict would
+    first deep-copy every view's evaluation, and took longer than writing it out."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in fields(value)}
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _read(path: Path) -> EntryView | None:

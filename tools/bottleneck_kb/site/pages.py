@@ -111,9 +111,10 @@ def build_site(root: Path, options: Options) -> Site:
     links = Links(options.directory_urls)
     site = Site()
     entries_by_id = {e.id: e for e in entries}
+    linking = export.related_from(entries)
     for entry in entries:
         site.pages[entry_page(entry.id)] = _entry_page(
-            entry, views[entry.id], devices, links, options, entries_by_id
+            entry, views[entry.id], devices, links, options, entries_by_id, linking
         )
         for alias in entry.aliases:
             if alias not in views:
@@ -201,6 +202,7 @@ def _entry_page(
     links: Links,
     options: Options,
     entries_by_id: Mapping[str, Entry],
+    linking: Mapping[str, Sequence[tuple[Entry, str]]],
 ) -> str:
     here = entry_page(entry.id)
     names = {d.id: d.name for d in devices}
@@ -253,7 +255,7 @@ def _entry_page(
         body += ["## Checks", _checks(evaluation, names)]
     if entry.claims:
         body += ["## The card's claims beside their sources", _claims(entry, evaluation)]
-    related = _related(entry, entries_by_id, here, links)
+    related = _related(entry, entries_by_id, linking.get(entry.id, ()), here, links)
     if related:
         body += ["## Related entries", related]
     if entry.references:
@@ -478,8 +480,14 @@ def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
     )
 
 
-def _related(entry: Entry, entries_by_id: Mapping[str, Entry], here: str, links: Links) -> str:
-    """The entries this one links to, and those that link to it, with how."""
+def _related(
+    entry: Entry,
+    entries_by_id: Mapping[str, Entry],
+    linked_from: Iterable[tuple[Entry, str]],
+    here: str,
+    links: Links,
+) -> str:
+    """The entries this one links to, and those that link to it (`linked_from`), with how."""
     rows = [
         [
             f'<a href="{text(links.href(here, entry_page(r.id)))}">{text(r.id)}</a>',
@@ -491,11 +499,10 @@ def _related(entry: Entry, entries_by_id: Mapping[str, Entry], here: str, links:
     rows += [
         [
             f'<a href="{text(links.href(here, entry_page(other.id)))}">{text(other.id)}</a>',
-            f"{text(r.relation.replace('_', ' '))} this entry",
+            f"{text(how.replace('_', ' '))} this entry",
         ]
-        for other in entries_by_id.values()
-        for r in other.related
-        if r.id == entry.id and not any(mine.id == other.id for mine in entry.related)
+        for other, how in linked_from
+        if not any(mine.id == other.id for mine in entry.related)
     ]
     return _table(["entry", "relation"], rows, "kb-related") if rows else ""
 
