@@ -12,8 +12,11 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.rules import Rule, Scope
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
+
+from .browser import Browser, launch_chromium, serve
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -150,9 +153,30 @@ def write_example(root: Path, rule: Rule, example: str) -> list[str]:
     return [written.path for written in files]
 
 
+@pytest.fixture(scope="module")
+def kb(repository: Path) -> KnowledgeBase:
+    """The repository's knowledge base (each way `repository` gives it), which loads clean."""
+    loaded = KnowledgeBase.load(repository)
+    assert loaded.diagnostics == []
+    return loaded
+
+
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:
     """One headless Chromium for every browser test of the session."""
-    from .browser import launch_chromium
-
     yield from launch_chromium()
+
+
+@pytest.fixture(scope="module")
+def served(built: Path) -> Iterator[str]:
+    """The site the module built (its `built` fixture), served on localhost."""
+    with serve(built) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Any, served: str) -> Iterator[Browser]:
+    """One browser session over the module's served site, for all its page tests."""
+    session = Browser(chromium, served)
+    yield session
+    session.close()

@@ -10,13 +10,13 @@ import pytest
 
 from bottleneck_kb.check import check
 from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.model import Entry
 from bottleneck_kb.roofline import check_failures, evaluate, parse_formulas
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.references import arxiv_year
 from bottleneck_kb.source import load
 
 from .conftest import FIXTURES, REPOSITORY, write_example
+from .knowledge import entry_of
 
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
 SLIMSPEC = "2605.10453"
@@ -25,19 +25,6 @@ EAGLE_CONFIG = (
     "https://github.com/SafeAILab/EAGLE/blob/9666a8182d9bed8b5b637fd4a126c90d9b9c3db2/"
     "eagle/traineagle3/config.json"
 )
-
-
-@pytest.fixture(scope="module")
-def kb(repository: Path) -> KnowledgeBase:
-    loaded = KnowledgeBase.load(repository)
-    assert loaded.diagnostics == []
-    return loaded
-
-
-def _entry(kb: KnowledgeBase, entry_id: str) -> Entry:
-    entry = kb.entry(entry_id)
-    assert entry is not None
-    return entry
 
 
 @pytest.mark.parametrize(
@@ -147,7 +134,7 @@ def test_seed_references_as_the_papers_print_them(kb: KnowledgeBase) -> None:
 
 
 def test_lm_head_claims_beside_their_sources(kb: KnowledgeBase) -> None:
-    entry = _entry(kb, LM_HEAD)
+    entry = entry_of(kb, LM_HEAD)
     assert [(c.reference, c.verdict, c.check) for c in entry.claims] == [
         (SLIMSPEC, "not_in_source", None),
         (SLIMSPEC, "differs", None),
@@ -190,7 +177,7 @@ def test_lm_head_claims_beside_their_sources(kb: KnowledgeBase) -> None:
 
 
 def test_the_eagle_vocabulary_is_cited_by_the_truncation_workaround(kb: KnowledgeBase) -> None:
-    entry = _entry(kb, LM_HEAD)
+    entry = entry_of(kb, LM_HEAD)
     (truncation,) = [w for w in entry.workarounds if w.title.startswith("Static vocabulary")]
     assert EAGLE_CONFIG in [r.key for r in truncation.references]
 
@@ -198,7 +185,7 @@ def test_the_eagle_vocabulary_is_cited_by_the_truncation_workaround(kb: Knowledg
 def test_computed_claims_name_passing_checks_that_bear_out_their_numbers(
     kb: KnowledgeBase,
 ) -> None:
-    entry = _entry(kb, LM_HEAD)
+    entry = entry_of(kb, LM_HEAD)
     formulas, problems = parse_formulas(entry)
     assert problems == [] and formulas is not None
     for claim in entry.claims:

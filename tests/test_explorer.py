@@ -13,7 +13,6 @@ import math
 import posixpath
 import random
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,7 +35,7 @@ from bottleneck_kb.site.explorer import (
     script_path,
 )
 
-from .browser import Browser, serve
+from .browser import Browser
 
 REPOSITORY = Path(__file__).parents[1]
 SCREENSHOTS = REPOSITORY / "build" / "screenshots"
@@ -131,19 +130,6 @@ def built(knowledge_base: KnowledgeBase, tmp_path_factory: pytest.TempPathFactor
         "utf-8",
     )
     return site
-
-
-@pytest.fixture(scope="module")
-def served(built: Path) -> Iterator[str]:
-    with serve(built) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser(chromium: Any, served: str) -> Iterator[Browser]:
-    session = Browser(chromium, served)
-    yield session
-    session.close()
 
 
 def table(page: Any) -> dict[str, dict[str, str]]:

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.model import Entry
 
-
-@pytest.fixture(scope="module")
-def kb(repository: Path) -> KnowledgeBase:
-    loaded = KnowledgeBase.load(repository)
-    assert loaded.diagnostics == []
-    return loaded
-
-
-def _entry(kb: KnowledgeBase, entry_id: str) -> Entry:
-    entry = kb.entry(entry_id)
-    assert entry is not None
-    return entry
+from .knowledge import entry_of
 
 
 def test_draft_pass_card(kb: KnowledgeBase) -> None:
-    entry = _entry(kb, "flops/speculative-draft")
+    entry = entry_of(kb, "flops/speculative-draft")
     assert entry.title == "Speculative decoding: draft-model proposal pass"
     assert (entry.cls, entry.bound_by) == ("speculative_draft", "memory")
     assert [s.name for s in entry.scales_with][:4] == [
@@ -49,7 +33,7 @@ def test_draft_pass_card(kb: KnowledgeBase) -> None:
 
 
 def test_lm_head_card(kb: KnowledgeBase) -> None:
-    entry = _entry(kb, "flops/speculative-quantized-drafter-lm-head")
+    entry = entry_of(kb, "flops/speculative-quantized-drafter-lm-head")
     assert entry.title == (
         "Speculative decoding drafter bottlenecks: draft LM-head projection and quantized "
         "drafter scaling"

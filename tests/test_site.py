@@ -30,7 +30,7 @@ from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import export
 from bottleneck_kb.site.model_view import ViewCache, compute_view
 
-from .browser import Browser, serve
+from .browser import Browser
 from .conftest import FIXTURES, REPOSITORY
 
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
@@ -381,19 +381,6 @@ def test_adding_an_entry_file_adds_its_page_rows_dots_and_record(tmp_path: Path)
 
 
 # --- in the browser ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def served(built: Path) -> Iterator[str]:
-    with serve(built) as base:
-        yield base
-
-
-@pytest.fixture(scope="session")
-def browser(chromium: Any, served: str) -> Iterator[Browser]:
-    session = Browser(chromium, served)
-    yield session
-    session.close()
 
 
 def test_entry_page_renders_math_the_librarys_numbers_and_a_labelled_chart(
