@@ -429,11 +429,7 @@ def on_device(
     memory bandwidth, and the other roofs and derived values the entry gives."""
     if basis is DATASHEET and not formulas.device_dependent:
         # The common case, kept cheap: `kb check` asks it of every device for every entry.
-        dtype = entry.intensity.dtype
-        dense = device.peak_flops.get(dtype)
-        if dense is None:
-            raise EvaluationError(f"{device.id} has no dense {dtype} peak in the catalog")
-        rate, bandwidth = dense.value, device.memory_bandwidth
+        rate, bandwidth = dense_peak(device, entry.intensity.dtype), device.memory_bandwidth
         times = {COMPUTE: done.flops / rate, MEMORY: done.bytes / bandwidth}
         return Result(device.id, done.values, done.flops, done.bytes, rate, bandwidth, times)
     figures, said = _figures(entry, formulas, device, basis)
@@ -481,12 +477,23 @@ def verdicts(entry: Entry, formulas: Formulas, devices: Sequence[Device], done: 
     dtype, flops, bytes_ = entry.intensity.dtype, done.flops, done.bytes
     found = []
     for device in devices:
-        dense = device.peak_flops.get(dtype)
-        if dense is None:
-            raise EvaluationError(f"{device.id} has no dense {dtype} peak in the catalog")
+        rate = dense_peak(device, dtype)
         # The first roof wins a tie, as in Result.verdict.
-        found.append(COMPUTE if flops / dense.value >= bytes_ / device.memory_bandwidth else MEMORY)
+        found.append(COMPUTE if flops / rate >= bytes_ / device.memory_bandwidth else MEMORY)
     return found
+
+
+def dense_peak(device: Device, dtype: str) -> float:
+    """The device's dense peak for `dtype` (FLOP/s); an EvaluationError when the catalog gives
+    none."""
+    dense = device.peak_flops.get(dtype)
+    if dense is None:
+        raise EvaluationError(no_dense_peak(device, dtype))
+    return dense.value
+
+
+def no_dense_peak(device: Device, dtype: str) -> str:
+    return f"{device.id} has no dense {dtype} peak in the catalog"
 
 
 def _other_formulas(

@@ -19,6 +19,7 @@ from ..roofline import (
     explain,
     located,
     missing_figures,
+    no_dense_peak,
     on_device,
     verdicts,
     work,
@@ -69,7 +70,7 @@ def evaluates_everywhere(entry: Entry, context: Context) -> Iterable[Diagnostic]
             yield entry.source.error_at(
                 EVALUATION,
                 ("arithmetic_intensity", "dtype"),
-                f"{device.id} has no dense {dtype} peak in the catalog",
+                no_dense_peak(device, dtype),
                 "use a dtype the devices the entry names support",
             )
     formulas = context.formulas
