@@ -9,7 +9,6 @@ internal-error diagnostic for that file, and the other files' results still stan
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from .kb import (
     read_entry,
 )
 from .model import Device, Entry
+from .parallel import forked_map, spans, worker_count
 from .results import CheckResult
 from .roofline import figures_needed, parse_formulas, runnable
 from .rules import Context, Rule, Scope, rules_for
@@ -104,7 +104,7 @@ def _check_file(
 
 
 # Set before checking; forked workers inherit it (the catalog, the files) instead of being
-# sent it, and are sent only which files to check.
+# sent it, and claim spans of the file list.
 _WORKER_STATE: tuple[Path, EntryChecks, list[Path]] | None = None
 
 
@@ -123,24 +123,6 @@ def _check_chunk(span: tuple[int, int]) -> list[tuple[list[Diagnostic], Summary 
         gc.collect(0)
         if was_enabled:
             gc.enable()
-
-
-def _chunks(count: int, workers: int) -> list[tuple[int, int]]:
-    """Spans of the files, [start, stop). Small ones keep every worker busy to the end; a
-    chunk costs one message each way."""
-    size = max(1, min(50, count // (workers * 4)))
-    return [(start, min(start + size, count)) for start in range(0, count, size)]
-
-
-def _jobs(requested: int | None, count: int) -> int:
-    if not hasattr(os, "fork"):  # workers inherit the catalog by forking
-        return 1
-    if requested is not None:
-        return requested
-    if count < PARALLEL_THRESHOLD:
-        return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return min(cores or 1, 8)
 
 
 @dataclass(frozen=True)
@@ -256,20 +238,10 @@ def _check_files(
     root: Path, checks: EntryChecks, files: list[Path], jobs: int | None
 ) -> list[tuple[list[Diagnostic], Summary | None]]:
     global _WORKER_STATE
-    workers = _jobs(jobs, len(files))
+    workers = worker_count(jobs, len(files), PARALLEL_THRESHOLD)
     _WORKER_STATE = (root, checks, files)
     try:
-        if workers == 1:
-            return [r for part in map(_check_chunk, _chunks(len(files), 1)) for r in part]
-        import multiprocessing
-
-        # What the workers inherit is never garbage: frozen, their collections skip it.
-        gc.freeze()
-        try:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                chunks = _chunks(len(files), workers)
-                return [r for part in pool.imap(_check_chunk, chunks) for r in part]
-        finally:
-            gc.unfreeze()
+        # A span is one claim, and one message back from a worker.
+        return forked_map(_check_chunk, spans(len(files), workers, 50), workers)
     finally:
         _WORKER_STATE = None

@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..check import _jobs
+from ..check import PARALLEL_THRESHOLD
 from ..errors import KBError
 from ..evaluation import evaluate_entry
 from ..formula import FormulaError
 from ..model import Device, Entry
 from ..numbers import format_quantity, format_seconds, number
+from ..parallel import forked_map, spans, worker_count
 from ..report.evaluation import evaluation_data
 from ..roofline import EvaluationError, Formulas, work
 
@@ -192,24 +193,19 @@ class ViewCache:
 _WORK: tuple[Sequence[Entry], Sequence[Device]] | None = None
 
 
-def _compute_one(index: int) -> EntryView:
+def _compute_span(span: tuple[int, int]) -> list[EntryView]:
     assert _WORK is not None
     entries, devices = _WORK
-    return compute_view(entries[index], devices)
+    return [compute_view(entries[index], devices) for index in range(*span)]
 
 
 def _compute_all(entries: Sequence[Entry], devices: Sequence[Device]) -> list[EntryView]:
     """compute_view of each entry; sympy makes it slow, so many are shared among processes."""
     global _WORK
-    workers = _jobs(None, len(entries))
-    if workers == 1:
-        return [compute_view(entry, devices) for entry in entries]
-    import multiprocessing
-
+    workers = worker_count(None, len(entries), PARALLEL_THRESHOLD)
     _WORK = (entries, devices)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            return pool.map(_compute_one, range(len(entries)), chunksize=8)
+        return forked_map(_compute_span, spans(len(entries), workers, 8), workers)
     finally:
         _WORK = None
 

@@ -1,0 +1,90 @@
+"""Work shared among forked processes: every span's result once, in order, whatever a child
+does, and no child left behind."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from bottleneck_kb.parallel import forked_map, spans
+
+PARENT = os.getpid()
+
+
+def _squares(span: tuple[int, int]) -> list[int]:
+    time.sleep(0.002)  # long enough that every process gets spans to claim
+    return [i * i for i in range(*span)]
+
+
+@pytest.fixture
+def forked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pids of the children forked during the test."""
+    pids: list[int] = []
+    fork = os.fork
+
+    def recording_fork() -> int:
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording_fork)
+    return pids
+
+
+def _all_reaped(pids: list[int]) -> bool:
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False  # still ours to wait for: running, or a zombie
+    return True
+
+
+@pytest.mark.parametrize(("count", "workers", "most"), [(0, 2, 50), (1, 2, 50), (103, 3, 7)])
+def test_spans_cover_every_item_once_in_order(count: int, workers: int, most: int) -> None:
+    parts = spans(count, workers, most)
+
+    assert [i for start, stop in parts for i in range(start, stop)] == list(range(count))
+    assert all(0 < stop - start <= most for start, stop in parts)
+
+
+def test_results_come_back_in_the_order_of_the_spans(forked: list[int]) -> None:
+    parts = spans(200, 3, 5)
+
+    assert forked_map(_squares, parts, 3) == [i * i for i in range(200)]
+    assert len(forked) == 2  # the caller is the third
+    assert _all_reaped(forked)
+
+
+def test_spans_of_a_child_that_dies_are_done_again_by_the_caller(
+    tmp_path: Path, forked: list[int]
+) -> None:
+    def dies_in_a_child(span: tuple[int, int]) -> list[int]:
+        if os.getpid() != PARENT:
+            (tmp_path / str(os.getpid())).touch()
+            os._exit(3)  # as if killed: no results, no clean-up
+        return _squares(span)
+
+    result = forked_map(dies_in_a_child, spans(120, 3, 4), 3)
+
+    assert result == [i * i for i in range(120)]
+    assert list(tmp_path.iterdir()), "no child claimed a span: the test proved nothing"
+    assert len(forked) == 2
+    assert _all_reaped(forked)
+
+
+def test_an_error_in_the_caller_stops_the_children_and_is_raised(forked: list[int]) -> None:
+    def fails_in_the_caller(span: tuple[int, int]) -> list[int]:
+        if os.getpid() == PARENT and span[0] >= 40:
+            raise ValueError("broken span")
+        return _squares(span)
+
+    with pytest.raises(ValueError, match="broken span"):
+        forked_map(fails_in_the_caller, spans(400, 2, 4), 2)
+    assert len(forked) == 1
+    assert _all_reaped(forked)

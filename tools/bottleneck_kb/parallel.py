@@ -1,0 +1,135 @@
+"""Work shared among forked processes, the calling process one of them.
+
+`kb check` and the site cut their work into spans of items. Each process claims the next
+span until none is left, so a process slowed down by a busy machine takes fewer; the children
+send their results once, at the end, and the caller keeps its own. The caller working too,
+instead of waiting on a pool's threads, leaves both cores of a two-core machine to the work.
+
+A child that dies (killed, out of memory) loses only time: the spans it claimed are done again
+by the caller, where an error is raised as usual. The claim lock is a POSIX record lock, which
+the kernel releases when its holder dies, so no death can leave the others waiting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gc
+import mmap
+import os
+import pickle
+import signal
+import struct
+import tempfile
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: One slot per span for the process that claimed it, after the counter of claimed spans.
+_SLOT = struct.Struct("i")
+
+
+def worker_count(requested: int | None, count: int, threshold: int) -> int:
+    """How many processes share `count` items: `requested` if given, one below `threshold`
+    items (starting workers would cost more than they save), else one a core, up to eight."""
+    if not hasattr(os, "fork"):  # workers inherit what the caller set up by forking
+        return 1
+    if requested is not None:
+        return requested
+    if count < threshold:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(cores or 1, 8)
+
+
+def spans(count: int, workers: int, most: int) -> list[tuple[int, int]]:
+    """[start, stop) spans covering `count` items: small enough that every worker stays busy
+    to the end (four a worker at least), at most `most` items (a span is one claim)."""
+    size = max(1, min(most, count // (workers * 4)))
+    return [(start, min(start + size, count)) for start in range(0, count, size)]
+
+
+def forked_map(
+    work: Callable[[tuple[int, int]], list[T]], parts: Sequence[tuple[int, int]], workers: int
+) -> list[T]:
+    """`work` of every span, concatenated in the spans' order, in `workers` processes.
+
+    The children are forked, so `work` reads what the caller set up before the call (a
+    catalog, a list of files) without it being sent.
+    """
+    if workers <= 1 or len(parts) <= 1:
+        return [item for part in parts for item in work(part)]
+    shared = mmap.mmap(-1, _SLOT.size * (len(parts) + 1))
+    with tempfile.TemporaryFile() as lock:
+
+        def claim(me: int) -> int | None:
+            fcntl.lockf(lock, fcntl.LOCK_EX)
+            try:
+                index: int = _SLOT.unpack_from(shared, 0)[0]
+                if index >= len(parts):
+                    return None
+                _SLOT.pack_into(shared, 0, index + 1)
+                _SLOT.pack_into(shared, _SLOT.size * (index + 1), me)
+                return index
+            finally:
+                fcntl.lockf(lock, fcntl.LOCK_UN)
+
+        def run(me: int) -> dict[int, list[T]]:
+            done: dict[int, list[T]] = {}
+            while (index := claim(me)) is not None:
+                done[index] = work(parts[index])
+            return done
+
+        children: dict[int, int] = {}  # pid: the read end of its pipe
+        # What the children inherit is never garbage: frozen, their collections skip it.
+        gc.freeze()
+        try:
+            for me in range(1, workers):
+                pid, incoming = _fork(run, me)
+                children[pid] = incoming
+            results = run(0)
+            for pid in list(children):
+                results.update(_receive(pid, children[pid]))
+                os.close(children.pop(pid))
+        finally:
+            gc.unfreeze()
+            for pid, incoming in children.items():  # the caller was interrupted
+                os.close(incoming)
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+    # Spans a dead child claimed but never sent.
+    for index in range(len(parts)):
+        if index not in results:
+            results[index] = work(parts[index])
+    return [item for index in range(len(parts)) for item in results[index]]
+
+
+def _fork(run: Callable[[int], dict[int, list[T]]], me: int) -> tuple[int, int]:
+    """Start worker `me`; its pid and the read end of the pipe its results come through."""
+    incoming, outgoing = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(outgoing)
+        return pid, incoming
+    code = 1
+    try:  # the child: never returns into the caller's code, whatever happens
+        os.close(incoming)
+        gc.disable()  # it exits when done; its objects die with it
+        data = pickle.dumps(run(me), pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(outgoing, "wb") as out:
+            out.write(data)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _receive(pid: int, incoming: int) -> dict[int, list[T]]:
+    """A child's results, or none if it did not finish."""
+    data = b"".join(iter(lambda: os.read(incoming, 1 << 20), b""))
+    _, status = os.waitpid(pid, 0)
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        return {}
+    results: dict[int, list[T]] = pickle.loads(data)
+    return results
