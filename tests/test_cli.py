@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -251,3 +254,35 @@ def test_eval_skips_devices_without_the_entrys_dtype(kb_root: Path) -> None:
     assert [row["device"] for row in document["results"]] == ["amd-instinct-mi300x"]
     table = CliRunner().invoke(main, ["eval", "fixtures/minimal", "--root", str(kb_root)])
     assert "nvidia-h100-sxm: skipped, no dense bf16 peak in the catalog" in table.stdout
+
+
+def _console_script(*args: str, cwd: Path, **popen: object) -> subprocess.Popen[bytes]:
+    """`kb` as its console script runs it (bottleneck_kb.cli:run), in a process of its own:
+    it leaves through os._exit, which would end the test run in-process."""
+    command = [sys.executable, "-c", "from bottleneck_kb.cli import run; run()", *args]
+    # Buffered output, as on most machines: what os._exit would lose unless flushed.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env["GITHUB_ACTIONS"] = ""
+    return subprocess.Popen(command, cwd=cwd, env=env, **popen)  # type: ignore[call-overload]
+
+
+def test_the_console_script_keeps_the_output_and_the_exit_code(
+    broken_root: Path,
+) -> None:
+    done = _console_script("check", cwd=broken_root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = done.communicate(timeout=120)
+
+    assert done.returncode == 1
+    assert out.decode() == run("check", "--root", str(broken_root)).stdout
+    assert out.decode().endswith("checked 1 entry against 2 devices.\n")
+    assert err == b""
+
+
+def test_the_console_script_stops_quietly_when_the_reader_does(repository: Path) -> None:
+    """`kb rules | head -1`: the closed pipe is not a bug in kb, and says nothing."""
+    done = _console_script("rules", cwd=repository, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert done.stdout is not None
+    done.stdout.close()  # before kb writes anything: it is still importing
+    err = done.communicate(timeout=120)[1]
+
+    assert (done.returncode, err) == (1, b"")

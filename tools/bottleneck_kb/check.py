@@ -9,7 +9,8 @@ internal-error diagnostic for that file, and the other files' results still stan
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,14 +112,22 @@ _WORKER_STATE: tuple[Path, EntryChecks, list[Path]] | None = None
 def _check_chunk(span: tuple[int, int]) -> list[tuple[list[Diagnostic], Summary | None]]:
     assert _WORKER_STATE is not None
     root, checks, files = _WORKER_STATE
-    paths = files[span[0] : span[1]]
-    # A file's objects die with it, freed by reference counts (node trees and models hold no
-    # cycles), so the collector's many passes while reading are pure cost: pause it, and
-    # collect what is young once a chunk in case an error path left a cycle.
+    return [_check_file(path, root, checks) for path in files[span[0] : span[1]]]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a run, then one collection of young objects.
+
+    Files, models and results hold no cycles, so every object dies by its reference count,
+    and the collector's passes over the growing results were pure cost: a full one near the
+    end took a twentieth of a run. The one collection at the end is for a cycle an error path
+    may have left.
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return [_check_file(path, root, checks) for path in paths]
+        yield
     finally:
         gc.collect(0)
         if was_enabled:
@@ -187,6 +196,18 @@ def check(
     by a change) are not checked, but what depends on them is. Devices come from the
     hardware/ of `catalog_root` (another repository's catalog), by default `root`'s.
     """
+    with _collector_paused():
+        return _check(root, paths, jobs, select, catalog_root, removed)
+
+
+def _check(
+    root: Path,
+    paths: Sequence[Path] | None,
+    jobs: int | None,
+    select: Selection,
+    catalog_root: Path | None,
+    removed: Sequence[Path],
+) -> CheckResult:
     catalog = Catalog.load(root if catalog_root is None else catalog_root)
     diagnostics = list(catalog.diagnostics)
     devices = catalog.devices

@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from click.decorators import FC
@@ -99,6 +99,8 @@ class _Commands(click.Group):
             sys.exit(2 if isinstance(exc, BadRequest) else 1)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
+        except BrokenPipeError:
+            raise  # the reader stopped reading (`kb rules | head`): click exits 1, quietly
         except Exception as exc:  # the point is to catch what nobody foresaw
             from .diagnostics import one_line
 
@@ -117,6 +119,27 @@ def _error_text(exc: KBError) -> str:
     where = "{}:{}:{}: ".format(*location) if location else ""
     hint = f"\n    hint: {one_line(exc.hint)}" if exc.hint else ""
     return f"Error: {one_line(where + exc.message)}{hint}"
+
+
+def run() -> NoReturn:
+    """The `kb` console script: `main`, then leave without tearing the interpreter down.
+
+    Freeing every object at exit (a last collection over the few hundred thousand that the
+    schemas, caches and results make) took 0.3 s of a 4 s `kb check` of 10,000 entries; the
+    process ends anyway. mypy leaves the same way. Output is flushed first; a reader that
+    closed the pipe early gets exit 1, as click gives.
+    """
+    code: object = 0
+    try:
+        main()
+    except SystemExit as done:  # click's standalone mode ends every command this way
+        code = done.code
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        code = 1
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
