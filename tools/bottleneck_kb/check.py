@@ -117,21 +117,23 @@ def _check_chunk(span: tuple[int, int]) -> list[tuple[list[Diagnostic], Summary 
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for a run, then one collection of young objects.
+    """The cyclic garbage collector off for a run; then, if it was on, one collection of
+    young objects.
 
     Files, models and results hold no cycles, so every object dies by its reference count,
     and the collector's passes over the growing results were pure cost: a full one near the
     end took a twentieth of a run. The one collection at the end is for a cycle an error path
-    may have left.
+    may have left, in a process that goes on (the console script runs without the collector).
     """
-    was_enabled = gc.isenabled()
+    if not gc.isenabled():
+        yield
+        return
     gc.disable()
     try:
         yield
     finally:
         gc.collect(0)
-        if was_enabled:
-            gc.enable()
+        gc.enable()
 
 
 @dataclass(frozen=True)

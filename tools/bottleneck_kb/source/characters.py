@@ -26,6 +26,8 @@ def decode(raw: bytes, display: str) -> str:
 
     if len(raw) > MAX_FILE_BYTES:
         raise Stop(too_large(display, len(raw)))
+    if raw.isascii():
+        return raw.decode("ascii")  # what the checks below look for is all outside ASCII
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
