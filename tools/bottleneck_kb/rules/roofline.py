@@ -15,7 +15,6 @@ from ..roofline import (
     Result,
     check_failures,
     describe,
-    evaluate,
     explain,
     located,
     missing_figures,
@@ -232,14 +231,19 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         expect: {bound_by: memory}
     ```
     """
-    if context.formulas is None:
+    formulas = context.formulas
+    if formulas is None:
         return
+    units = {d.name: d.unit for d in entry.derived}
     for check in entry.checks:
+        try:
+            done = work(entry, formulas, check.overrides)  # the same on every device
+        except EvaluationError:
+            continue  # reported by evaluates, or by known-override
         for device in _devices(context, check.devices):
             try:
-                result = evaluate(entry, context.formulas, device, check.overrides)
+                result = on_device(entry, formulas, device, done)
             except EvaluationError:
-                continue  # reported by evaluates, or by known-override
-            units = {d.name: d.unit for d in entry.derived}
-            for failure in check_failures(check, result, context.formulas, units):
+                continue  # reported by evaluates
+            for failure in check_failures(check, result, formulas, units):
                 yield check.where.error(CHECK, failure, f"claim: {check.claim}", at=("expect",))
