@@ -3,8 +3,11 @@ benchmark that measured error reporting instead of checking would compare nothin
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
+
+import pytest
 
 from bottleneck_kb.check import check
 
@@ -40,3 +43,17 @@ def test_parallel_and_single_process_checks_agree(tmp_path: Path) -> None:
 
     assert parallel.diagnostics == single.diagnostics
     assert [d.code for d in single.diagnostics] == ["KB406"]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_check_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path, enabled: bool) -> None:
+    """check() pauses the collector for its run; a process that goes on (the site, a test run)
+    must get it back as it was."""
+    root = make_knowledge_base(tmp_path / "kb", 3, REPOSITORY)
+    was_enabled = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        check(root, jobs=1)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was_enabled else gc.disable)()
