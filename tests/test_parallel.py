@@ -4,6 +4,7 @@ does, and no child left behind."""
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -88,3 +89,15 @@ def test_an_error_in_the_caller_stops_the_children_and_is_raised(forked: list[in
         forked_map(fails_in_the_caller, spans(400, 2, 4), 2)
     assert len(forked) == 1
     assert _all_reaped(forked)
+
+
+def test_without_a_temporary_file_for_the_lock_the_caller_does_it_all(
+    monkeypatch: pytest.MonkeyPatch, forked: list[int]
+) -> None:
+    def unwritable() -> None:
+        raise PermissionError("read-only temporary folder")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", unwritable)
+
+    assert forked_map(_squares, spans(40, 2, 4), 2) == [i * i for i in range(40)]
+    assert forked == []

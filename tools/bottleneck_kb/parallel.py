@@ -22,12 +22,12 @@ import signal
 import struct
 import tempfile
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import IO, TypeVar
 
 T = TypeVar("T")
 
-#: One slot per span for the process that claimed it, after the counter of claimed spans.
-_SLOT = struct.Struct("i")
+#: How many spans have been claimed, in memory the processes share.
+_COUNTER = struct.Struct("i")
 
 
 def worker_count(requested: int | None, count: int, threshold: int) -> int:
@@ -58,26 +58,26 @@ def forked_map(
     The children are forked, so `work` reads what the caller set up before the call (a
     catalog, a list of files) without it being sent.
     """
-    if workers <= 1 or len(parts) <= 1:
+    lock = _claim_lock() if workers > 1 and len(parts) > 1 else None
+    if lock is None:
         return [item for part in parts for item in work(part)]
-    shared = mmap.mmap(-1, _SLOT.size * (len(parts) + 1))
-    with tempfile.TemporaryFile() as lock:
+    claimed = mmap.mmap(-1, _COUNTER.size)  # shared with the children: MAP_SHARED
+    with lock:
 
-        def claim(me: int) -> int | None:
+        def claim() -> int | None:
             fcntl.lockf(lock, fcntl.LOCK_EX)
             try:
-                index: int = _SLOT.unpack_from(shared, 0)[0]
+                index: int = _COUNTER.unpack_from(claimed, 0)[0]
                 if index >= len(parts):
                     return None
-                _SLOT.pack_into(shared, 0, index + 1)
-                _SLOT.pack_into(shared, _SLOT.size * (index + 1), me)
+                _COUNTER.pack_into(claimed, 0, index + 1)
                 return index
             finally:
                 fcntl.lockf(lock, fcntl.LOCK_UN)
 
-        def run(me: int) -> dict[int, list[T]]:
+        def run() -> dict[int, list[T]]:
             done: dict[int, list[T]] = {}
-            while (index := claim(me)) is not None:
+            while (index := claim()) is not None:
                 done[index] = work(parts[index])
             return done
 
@@ -85,10 +85,10 @@ def forked_map(
         # What the children inherit is never garbage: frozen, their collections skip it.
         gc.freeze()
         try:
-            for me in range(1, workers):
-                pid, incoming = _fork(run, me)
+            for _ in range(workers - 1):
+                pid, incoming = _fork(run)
                 children[pid] = incoming
-            results = run(0)
+            results = run()
             for pid in list(children):
                 results.update(_receive(pid, children[pid]))
                 os.close(children.pop(pid))
@@ -106,8 +106,17 @@ def forked_map(
     return [item for index in range(len(parts)) for item in results[index]]
 
 
-def _fork(run: Callable[[int], dict[int, list[T]]], me: int) -> tuple[int, int]:
-    """Start worker `me`; its pid and the read end of the pipe its results come through."""
+def _claim_lock() -> IO[bytes] | None:
+    """A file to lock while claiming a span, or None where no temporary file can be made
+    (then one process does all the work)."""
+    try:
+        return tempfile.TemporaryFile()
+    except OSError:
+        return None
+
+
+def _fork(run: Callable[[], dict[int, list[T]]]) -> tuple[int, int]:
+    """Start a worker; its pid and the read end of the pipe its results come through."""
     incoming, outgoing = os.pipe()
     pid = os.fork()
     if pid:
@@ -117,7 +126,7 @@ def _fork(run: Callable[[int], dict[int, list[T]]], me: int) -> tuple[int, int]:
     try:  # the child: never returns into the caller's code, whatever happens
         os.close(incoming)
         gc.disable()  # it exits when done; its objects die with it
-        data = pickle.dumps(run(me), pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(run(), pickle.HIGHEST_PROTOCOL)
         with os.fdopen(outgoing, "wb") as out:
             out.write(data)
         code = 0
