@@ -123,7 +123,7 @@ def _collector_paused() -> Iterator[None]:
     Files, models and results hold no cycles, so every object dies by its reference count,
     and the collector's passes over the growing results were pure cost: a full one near the
     end took a twentieth of a run. The one collection at the end is for a cycle an error path
-    may have left, in a process that goes on (the console script runs without the collector).
+    may have left; a caller that runs without the collector is left without it.
     """
     if not gc.isenabled():
         yield
