@@ -15,9 +15,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import gc
-import mmap
 import os
-import pickle
 import signal
 import struct
 import tempfile
@@ -61,6 +59,9 @@ def forked_map(
     lock = _claim_lock() if workers > 1 and len(parts) > 1 else None
     if lock is None:
         return [item for part in parts for item in work(part)]
+    # Imported here: a check of a few files never forks, and starts faster without them.
+    import mmap
+
     claimed = mmap.mmap(-1, _COUNTER.size)  # shared with the children: MAP_SHARED
     with lock:
 
@@ -117,6 +118,8 @@ def _claim_lock() -> IO[bytes] | None:
 
 def _fork(run: Callable[[], dict[int, list[T]]]) -> tuple[int, int]:
     """Start a worker; its pid and the read end of the pipe its results come through."""
+    import pickle  # in the caller, before forking: the child finds it loaded
+
     incoming, outgoing = os.pipe()
     pid = os.fork()
     if pid:
@@ -136,6 +139,8 @@ def _fork(run: Callable[[], dict[int, list[T]]]) -> tuple[int, int]:
 
 def _receive(pid: int, incoming: int) -> dict[int, list[T]]:
     """A child's results, or none if it did not finish."""
+    import pickle
+
     data = b"".join(iter(lambda: os.read(incoming, 1 << 20), b""))
     _, status = os.waitpid(pid, 0)
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
