@@ -70,16 +70,16 @@ def _may_hold_markup(raw: str) -> bool:
 
 
 def _texts(entry: Entry) -> list[tuple[Pointer, str]]:
-    """The entry's strings that could hold markup, with their pointers."""
+    """The entry's strings that could hold markup, with their pointers, code spans blanked
+    out (offsets still point into the original)."""
     raw = entry.source.text
     if raw and not _may_hold_markup(raw):
         return []
-    return [(p, t) for p, t in _strings(entry.source.data) if "<" in t or "]" in t]
-
-
-def _outside_code(text: str) -> str:
-    """`text` with code spans blanked out, so offsets still point into the original."""
-    return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
+    return [
+        (p, _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), t))
+        for p, t in _strings(entry.source.data)
+        if "<" in t or "]" in t
+    ]
 
 
 @rule(RAW_HTML, "no-raw-html", Scope.ENTRY)
@@ -105,7 +105,7 @@ def no_raw_html(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ```
     """
     for pointer, text in _texts(entry):
-        found = _TAG.search(_outside_code(text))
+        found = _TAG.search(text)
         if found:
             yield entry.source.error_at(
                 RAW_HTML,
@@ -137,7 +137,7 @@ def no_images(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ```
     """
     for pointer, text in _texts(entry):
-        found = _IMAGE.search(_outside_code(text))
+        found = _IMAGE.search(text)
         if found:
             yield entry.source.error_at(
                 IMAGE,
@@ -170,9 +170,8 @@ def link_scheme(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ```
     """
     for pointer, text in _texts(entry):
-        plain = _outside_code(text)
         for pattern in (_INLINE_LINK, _REFERENCE_DEFINITION, _AUTOLINK):
-            for found in pattern.finditer(plain):
+            for found in pattern.finditer(text):
                 if safe_href(found.group(1)) is None:
                     yield entry.source.error_at(
                         LINK_SCHEME,
