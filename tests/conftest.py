@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -53,14 +53,20 @@ def repository(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     contributor's valid addition never breaks CI."""
     if request.param == "as-is":
         return REPOSITORY
-    root = tmp_path_factory.mktemp("contributed") / "repository"
-    for folder in ("entries", "hardware"):
-        shutil.copytree(REPOSITORY / folder, root / folder)
+    root = copy_repository(tmp_path_factory.mktemp("contributed") / "repository")
     entry = min((root / "entries").rglob("*.yaml"))
     entry_id = entry.relative_to(root / "entries").with_suffix("").as_posix()
     _copy(entry, entry_id, "title")
     device = min((root / "hardware").glob("*.yaml"))
     _copy(device, device.stem, "name")
+    return root
+
+
+def copy_repository(root: Path, folders: Iterable[str] = ("entries", "hardware")) -> Path:
+    """`root`, holding a copy of these folders of the repository (by default, its knowledge
+    base: the entries and the catalog)."""
+    for folder in folders:
+        shutil.copytree(REPOSITORY / folder, root / folder)
     return root
 
 

@@ -19,7 +19,7 @@ from bottleneck_kb.diagnostics import Diagnostic
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.source import NOT_A_FILE
 
-from .conftest import REPOSITORY
+from .conftest import copy_repository
 
 H100 = "hardware/nvidia-h100-sxm.yaml"
 MI300X = "hardware/amd-instinct-mi300x.yaml"
@@ -30,9 +30,7 @@ MINIMAL = "entries/fixtures/minimal.yaml"
 def base(tmp_path: Path) -> Path:
     """The repository's entries and catalog, the fixture entry (which names no device), and a
     copy of a seed entry that spells a device id with YAML escapes."""
-    root = tmp_path / "kb"
-    shutil.copytree(REPOSITORY / "entries", root / "entries")
-    shutil.copytree(REPOSITORY / "hardware", root / "hardware")
+    root = copy_repository(tmp_path / "kb")
     (root / MINIMAL).parent.mkdir(parents=True)
     (root / MINIMAL).write_text(MINIMAL_ENTRY, encoding="utf-8")
     seed = (root / "entries" / "flops" / "speculative-draft.yaml").read_text(encoding="utf-8")

@@ -3,7 +3,6 @@ what the cited sources say, with the checks that compute the computable ones."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.references import arxiv_year
 from bottleneck_kb.source import load
 
-from .conftest import FIXTURES, REPOSITORY, write_example
+from .conftest import FIXTURES, copy_repository, write_example
 from .knowledge import entry_of
 
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
@@ -56,10 +55,7 @@ def test_year_fixture_gives_the_full_diagnostic(kb_root: Path) -> None:
 
 
 def _copy_of_repository(tmp_path: Path) -> Path:
-    root = tmp_path / "repository"
-    for folder in ("entries", "hardware"):
-        shutil.copytree(REPOSITORY / folder, root / folder)
-    return root
+    return copy_repository(tmp_path / "repository")
 
 
 def test_year_rule_finds_a_wrong_year_in_a_workaround_reference(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -18,7 +17,7 @@ import yaml
 from bottleneck_kb import schemas
 from bottleneck_kb.formula import FUNCTIONS
 
-from .conftest import REPOSITORY
+from .conftest import REPOSITORY, copy_repository
 
 BIN = Path(sys.executable).parent
 GUIDE = (REPOSITORY / "CONTRIBUTING.md").read_text(encoding="utf-8")
@@ -56,10 +55,7 @@ def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
-    root = tmp_path / "repository"
-    for folder in ("entries", "hardware", "schema"):
-        shutil.copytree(REPOSITORY / folder, root / folder)
-    return root
+    return copy_repository(tmp_path / "repository", ("entries", "hardware", "schema"))
 
 
 def scaffolded_id() -> str:

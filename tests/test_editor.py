@@ -24,7 +24,7 @@ import yaml
 
 from bottleneck_kb import schemas
 
-from .conftest import REPOSITORY
+from .conftest import REPOSITORY, copy_repository
 
 SERVER_PACKAGE = "yaml-language-server@1.15.0"
 SERVER_HOME = REPOSITORY / "build" / "yaml-language-server"
@@ -163,10 +163,8 @@ class LanguageServer:
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("workspace")
-    for folder in ("entries", "hardware", "schema", ".vscode"):
-        shutil.copytree(REPOSITORY / folder, root / folder)
-    return root
+    folders = ("entries", "hardware", "schema", ".vscode")
+    return copy_repository(tmp_path_factory.mktemp("workspace"), folders)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ import json
 import math
 import posixpath
 import random
-import shutil
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,8 +35,8 @@ from bottleneck_kb.site.explorer import (
 )
 
 from .browser import Browser
+from .conftest import REPOSITORY, copy_repository
 
-REPOSITORY = Path(__file__).parents[1]
 SCREENSHOTS = REPOSITORY / "build" / "screenshots"
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
 H100 = "nvidia-h100-sxm"
@@ -69,10 +68,7 @@ def _hostile(text: str, new_id: str) -> str:
 def knowledge_base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     """The repository's entries and devices, and two hostile entries: one whose text tries
     to inject markup and script, one whose formula does."""
-    root = tmp_path_factory.mktemp("kb")
-    shutil.copytree(REPOSITORY / "entries", root / "entries")
-    shutil.copytree(REPOSITORY / "hardware", root / "hardware")
-    shutil.copytree(REPOSITORY / "schema", root / "schema")
+    root = copy_repository(tmp_path_factory.mktemp("kb"), ("entries", "hardware", "schema"))
     source = (root / "entries" / f"{LM_HEAD}.yaml").read_text("utf-8")
     (root / "entries" / f"{HOSTILE}.yaml").write_text(_hostile(source, HOSTILE), "utf-8")
     formula = _hostile(source, HOSTILE_FORMULA).replace(

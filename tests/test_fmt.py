@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import os
-import shutil
 import stat
 import textwrap
 from pathlib import Path
@@ -22,7 +21,7 @@ from bottleneck_kb.fmt import fold_positions, format_paths, format_text, same_da
 from bottleneck_kb.kb import discover
 from bottleneck_kb.source import load
 
-from .conftest import FIXTURES, REPOSITORY, fixture_kb
+from .conftest import FIXTURES, REPOSITORY, copy_repository, fixture_kb
 
 ENTRY_LINE = "# yaml-language-server: $schema=../../schema/entry.schema.json"
 
@@ -34,9 +33,7 @@ def run(*args: str) -> Result:
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
     """A knowledge base that publishes its schemas, as this repository does."""
-    root = fixture_kb(tmp_path / "kb")
-    shutil.copytree(REPOSITORY / "schema", root / "schema")
-    return root
+    return copy_repository(fixture_kb(tmp_path / "kb"), ("schema",))
 
 
 MESSY = """\

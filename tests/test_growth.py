@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPOSITORY
+from .conftest import REPOSITORY, copy_repository
 
 PACKAGE = REPOSITORY / "tools" / "bottleneck_kb"
 DRAFT = "flops/speculative-draft"
@@ -24,8 +24,7 @@ DRAFT = "flops/speculative-draft"
 def copy(tmp_path: Path) -> Path:
     """A copy of the package (under tmp/tools) and of the knowledge base (tmp/kb)."""
     shutil.copytree(PACKAGE, tmp_path / "tools" / "bottleneck_kb", ignore=_caches)
-    for folder in ("entries", "hardware"):
-        shutil.copytree(REPOSITORY / folder, tmp_path / "kb" / folder)
+    copy_repository(tmp_path / "kb")
     return tmp_path
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import REPOSITORY
+from .conftest import REPOSITORY, copy_repository
 
 BIN = Path(sys.executable).parent
 VERSION = tomllib.loads((REPOSITORY / "pyproject.toml").read_text("utf-8"))["project"]["version"]
@@ -82,10 +82,7 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def knowledge_base(tmp_path: Path) -> Path:
     """A copy of entries/ and hardware/ in an empty folder outside the repository."""
-    root = tmp_path / "kb"
-    shutil.copytree(REPOSITORY / "entries", root / "entries")
-    shutil.copytree(REPOSITORY / "hardware", root / "hardware")
-    return root
+    return copy_repository(tmp_path / "kb")
 
 
 def test_the_wheel_carries_the_schemas_and_no_stale_modules(wheel: Path) -> None:

@@ -3,7 +3,6 @@ claim `kb check` lets through at its typical values (issue: every claim checkabl
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from bottleneck_kb.evaluation import evaluate_entry
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.schemas import bound_by_values
 
-from .conftest import REPOSITORY
+from .conftest import REPOSITORY, copy_repository
 
 H100 = "nvidia-h100-sxm"
 ALL_REDUCE = "collective/tensor-parallel-all-reduce"
@@ -80,9 +79,7 @@ def _entry_ids() -> list[str]:
 def test_every_other_bound_by_fails_unless_that_roof_binds(entry_id: str, tmp_path: Path) -> None:
     """Mutate bound_by to each other value: kb check refuses it (KB406, giving both sides)
     unless that roof truly binds at the typical values on every device."""
-    root = tmp_path / "kb"
-    for part in ("entries", "hardware"):
-        shutil.copytree(REPOSITORY / part, root / part)
+    root = copy_repository(tmp_path / "kb")
     path = root / "entries" / f"{entry_id}.yaml"
     original = path.read_text(encoding="utf-8")
     claimed = next(line for line in original.splitlines() if line.startswith("bound_by: "))

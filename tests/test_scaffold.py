@@ -4,7 +4,6 @@ newcomer's path from scaffold to a clean check, in a temporary copy of the repos
 from __future__ import annotations
 
 import copy
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from bottleneck_kb.fmt import format_text
 from bottleneck_kb.scaffold import choices, skeleton
 from bottleneck_kb.source import load
 
-from .conftest import REPOSITORY
+from .conftest import copy_repository
 
 
 def run(*args: str) -> Result:
@@ -27,10 +26,7 @@ def run(*args: str) -> Result:
 @pytest.fixture
 def repository(tmp_path: Path) -> Path:
     """A copy of the repository's knowledge base, with its published schemas."""
-    root = tmp_path / "repo"
-    for folder in ("entries", "hardware", "schema"):
-        shutil.copytree(REPOSITORY / folder, root / folder)
-    return root
+    return copy_repository(tmp_path / "repo", ("entries", "hardware", "schema"))
 
 
 def _positions(text: str, word: str) -> list[tuple[int, int]]:
