@@ -111,7 +111,7 @@ def _opaque(*inside: ast.AST) -> Cost:
     return _SYMBOL
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def cost(formula: Formula) -> Cost:
     """Cached: formulas recur across entries, and a Formula compares by its text."""
     return _cost(formula.tree)

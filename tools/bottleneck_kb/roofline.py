@@ -262,7 +262,7 @@ def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
     return Formulas(flops, bytes_, workaround, base_others, workaround_others, tuple(derived)), []
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _parse(text: str, declared: frozenset[str]) -> formula.Formula:
     """Formulas recur across entries (`2 * N_d`); a parsed Formula is immutable, so share it."""
     return formula.parse(text, declared)
