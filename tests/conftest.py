@@ -62,6 +62,22 @@ def repository(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     return root
 
 
+@pytest.fixture
+def forked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pids of the children forked during the test."""
+    pids: list[int] = []
+    fork = os.fork
+
+    def recording_fork() -> int:
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording_fork)
+    return pids
+
+
 def copy_repository(root: Path, folders: Iterable[str] = ("entries", "hardware")) -> Path:
     """`root`, holding a copy of these folders of the repository (by default, its knowledge
     base: the entries and the catalog)."""

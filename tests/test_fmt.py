@@ -327,6 +327,23 @@ def test_generated_entries_keep_their_data_and_comments_and_format_idempotently(
     assert all(line == line.rstrip() for line in lines)
 
 
+def test_several_processes_format_and_refuse_as_one_does(tmp_path: Path, forked: list[int]) -> None:
+    kb = copy_repository(tmp_path / "kb", ("entries", "hardware", "schema"))
+    (kb / "entries" / "gemm" / "broken.yaml").write_text("title: [unclosed\n", encoding="utf-8")
+    one = format_paths(kb, jobs=1)
+    assert forked == []
+
+    shared = format_paths(kb)  # more files than the threshold: one process a core
+
+    assert len(forked) == min(len(os.sched_getaffinity(0)), 8) - 1
+    assert len(one.formatted) > fmt.PARALLEL_THRESHOLD
+    assert [(f.display, f.after) for f in shared.formatted] == [
+        (f.display, f.after) for f in one.formatted
+    ]
+    assert shared.diagnostics == one.diagnostics
+    assert [d.path for d in one.diagnostics] == ["entries/gemm/broken.yaml"]
+
+
 def test_kb_fmt_writes_the_canonical_form_and_keeps_the_mode(kb: Path) -> None:
     entry = kb / "entries" / "fixtures" / "messy.yaml"
     entry.write_text(MESSY.replace("x/a", "fixtures/messy"), encoding="utf-8")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.parallel import forked_map, spans
+from bottleneck_kb.parallel import forked_map, map_items, spans
 
 PARENT = os.getpid()
 
@@ -18,22 +18,6 @@ PARENT = os.getpid()
 def _squares(span: tuple[int, int]) -> list[int]:
     time.sleep(0.002)  # long enough that every process gets spans to claim
     return [i * i for i in range(*span)]
-
-
-@pytest.fixture
-def forked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The pids of the children forked during the test."""
-    pids: list[int] = []
-    fork = os.fork
-
-    def recording_fork() -> int:
-        pid = fork()
-        if pid:
-            pids.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", recording_fork)
-    return pids
 
 
 def _all_reaped(pids: list[int]) -> bool:
@@ -100,4 +84,17 @@ def test_without_a_temporary_file_for_the_lock_the_caller_does_it_all(
     monkeypatch.setattr(tempfile, "TemporaryFile", unwritable)
 
     assert forked_map(_squares, spans(40, 2, 4), 2) == [i * i for i in range(40)]
+    assert forked == []
+
+
+def test_map_items_gives_each_item_to_a_function_the_children_inherit(forked: list[int]) -> None:
+    offset = 1000  # in a lambda, which pickle refuses: the children get it by forking
+
+    assert map_items(lambda i: i + offset, range(30), 2, 100, 4) == [i + 1000 for i in range(30)]
+    assert len(forked) == 1
+    assert _all_reaped(forked)
+
+
+def test_map_items_stays_in_one_process_below_its_threshold(forked: list[int]) -> None:
+    assert map_items(lambda i: i + 1, range(7), None, 8, 4) == list(range(1, 8))
     assert forked == []

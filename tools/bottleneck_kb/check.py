@@ -30,7 +30,7 @@ from .kb import (
     read_entry,
 )
 from .model import Device, Entry
-from .parallel import forked_map, spans, worker_count
+from .parallel import map_items
 from .results import CheckResult
 from .roofline import figures_needed, parse_formulas, runnable
 from .rules import Context, Rule, Scope, rules_for
@@ -102,17 +102,6 @@ def _check_file(
 
     summary, found = guarded(read_and_check, path, root)
     return found, summary
-
-
-# Set before checking; forked workers inherit it (the catalog, the files) instead of being
-# sent it, and claim spans of the file list.
-_WORKER_STATE: tuple[Path, EntryChecks, list[Path]] | None = None
-
-
-def _check_chunk(span: tuple[int, int]) -> list[tuple[list[Diagnostic], Summary | None]]:
-    assert _WORKER_STATE is not None
-    root, checks, files = _WORKER_STATE
-    return [_check_file(path, root, checks) for path in files[span[0] : span[1]]]
 
 
 @contextmanager
@@ -260,11 +249,7 @@ def _check(
 def _check_files(
     root: Path, checks: EntryChecks, files: list[Path], jobs: int | None
 ) -> list[tuple[list[Diagnostic], Summary | None]]:
-    global _WORKER_STATE
-    workers = worker_count(jobs, len(files), PARALLEL_THRESHOLD)
-    _WORKER_STATE = (root, checks, files)
-    try:
-        # A span is one claim, and one message back from a worker.
-        return forked_map(_check_chunk, spans(len(files), workers, 50), workers)
-    finally:
-        _WORKER_STATE = None
+    # A span is one claim, and one message back from a worker.
+    return map_items(
+        lambda path: _check_file(path, root, checks), files, jobs, PARALLEL_THRESHOLD, 50
+    )

@@ -44,6 +44,16 @@ def _root(given: Path | None) -> Path:
     )
 
 
+def _jobs_option(function: click.decorators.FC) -> click.decorators.FC:
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Worker processes [default: 1 for a few files, one per core for many].",
+    )(function)
+
+
 def _root_option(function: click.decorators.FC) -> click.decorators.FC:
     return click.option(
         "--root",
@@ -164,13 +174,7 @@ def main() -> None:
     default=None,
     help="Print what CODE checks, why, how to fix it, with failing and passing examples.",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes [default: 1 for small bases, one per core for large].",
-)
+@_jobs_option
 @click.option(
     "--changed-since",
     metavar="REF",
@@ -360,8 +364,11 @@ def rules() -> None:
     "--check", "check_only", is_flag=True, help="Write nothing; list files that would change."
 )
 @click.option("--diff", is_flag=True, help="Write nothing; show the changes as a unified diff.")
+@_jobs_option
 @_root_option
-def fmt(paths: tuple[Path, ...], check_only: bool, diff: bool, root: Path | None) -> None:
+def fmt(
+    paths: tuple[Path, ...], check_only: bool, diff: bool, jobs: int | None, root: Path | None
+) -> None:
     """Rewrite entries and devices (or PATHS) in the canonical form; comments are kept.
 
     Exit status: 0 nothing to do (or all written), 1 a file would change (--check, --diff) or
@@ -370,7 +377,7 @@ def fmt(paths: tuple[Path, ...], check_only: bool, diff: bool, root: Path | None
     from .diagnostics import located_line, printable
     from .fmt import format_paths, write_atomic
 
-    run = format_paths(_root(root), list(paths) or None)
+    run = format_paths(_root(root), list(paths) or None, jobs)
     for d in run.diagnostics:
         click.echo(located_line(d), err=True)
         if d.hint:

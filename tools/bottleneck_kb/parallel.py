@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, TypeVar
 
 T = TypeVar("T")
+Item = TypeVar("Item")
 
 #: How many spans have been claimed, in memory the processes share.
 _COUNTER = struct.Struct("i")
@@ -46,6 +47,27 @@ def spans(count: int, workers: int, most: int) -> list[tuple[int, int]]:
     to the end (four a worker at least), at most `most` items (a span is one claim)."""
     size = max(1, min(most, count // (workers * 4)))
     return [(start, min(start + size, count)) for start in range(0, count, size)]
+
+
+def map_items(
+    function: Callable[[Item], T],
+    items: Sequence[Item],
+    jobs: int | None,
+    threshold: int,
+    most: int,
+) -> list[T]:
+    """`function` of every item, in the items' order: in `jobs` processes, or by default in one
+    below `threshold` items and one a core above, claiming spans of at most `most` items.
+
+    `function` and `items` reach the children by forking, so neither needs to be picklable;
+    the results do.
+    """
+    workers = worker_count(jobs, len(items), threshold)
+
+    def work(span: tuple[int, int]) -> list[T]:
+        return [function(items[index]) for index in range(*span)]
+
+    return forked_map(work, spans(len(items), workers, most), workers)
 
 
 def forked_map(

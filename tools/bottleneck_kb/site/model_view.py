@@ -27,7 +27,7 @@ from ..evaluation import evaluate_entry
 from ..formula import FormulaError
 from ..model import Device, Entry
 from ..numbers import format_quantity, format_seconds, number
-from ..parallel import forked_map, spans, worker_count
+from ..parallel import map_items
 from ..report.evaluation import evaluation_data
 from ..roofline import EvaluationError, Formulas, work
 
@@ -193,25 +193,12 @@ class ViewCache:
 #: entries: 0.10 s in one process, 0.07 s in two).
 PARALLEL_THRESHOLD = 16
 
-# Set before forking; workers inherit the entries instead of receiving them.
-_WORK: tuple[Sequence[Entry], Sequence[Device]] | None = None
-
-
-def _compute_span(span: tuple[int, int]) -> list[EntryView]:
-    assert _WORK is not None
-    entries, devices = _WORK
-    return [compute_view(entries[index], devices) for index in range(*span)]
-
 
 def _compute_all(entries: Sequence[Entry], devices: Sequence[Device]) -> list[EntryView]:
     """compute_view of each entry; sympy makes it slow, so many are shared among processes."""
-    global _WORK
-    workers = worker_count(None, len(entries), PARALLEL_THRESHOLD)
-    _WORK = (entries, devices)
-    try:
-        return forked_map(_compute_span, spans(len(entries), workers, 8), workers)
-    finally:
-        _WORK = None
+    return map_items(
+        lambda entry: compute_view(entry, devices), entries, None, PARALLEL_THRESHOLD, 8
+    )
 
 
 def _fields(value: object) -> dict[str, Any]:
