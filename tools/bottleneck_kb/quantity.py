@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from .errors import KBError
@@ -159,7 +159,7 @@ def _dimensionality(dimension: Dimension) -> object:
     return _registry().parse_units(dimension.base_unit).dimensionality
 
 
-@cache
+@lru_cache(maxsize=256)
 def _unit_factor(unit: str, dimension: Dimension) -> float:
     factor = _table_factor(unit, dimension)
     return _pint_factor(unit, dimension) if factor is None else factor
@@ -192,11 +192,13 @@ _EXAMPLES = {
 }
 
 
-@cache
+@lru_cache(maxsize=1024)
 def parse(text: str, dimension: Dimension) -> Measure:
     """`text` in the base unit of `dimension`; QuantityError says what is wrong.
 
     Cached: a knowledge base quotes the same few figures ("3.35 TB/s") in entry after entry.
+    Bounded, as every cache keyed by what entries say: a process that lives long (the site's
+    `mkdocs serve`) or reads a large knowledge base would otherwise keep every text it saw.
     """
     match = _QUANTITY.fullmatch(text)
     if match is None:
