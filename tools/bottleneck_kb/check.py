@@ -249,7 +249,7 @@ def _check(
 def _check_files(
     root: Path, checks: EntryChecks, files: list[Path], jobs: int | None
 ) -> list[tuple[list[Diagnostic], Summary | None]]:
-    # A span is one claim, and one message back from a worker.
+    # Spans of at most 50 files: each is one claim, and one message back from a worker.
     return map_items(
         lambda path: _check_file(path, root, checks), files, jobs, PARALLEL_THRESHOLD, 50
     )
