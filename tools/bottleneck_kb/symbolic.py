@@ -60,7 +60,7 @@ _BINARY_OPERATORS: Mapping[type[ast.operator], Callable[[sympy.Expr, sympy.Expr]
 _NON_FINITE = frozenset({sympy.zoo, sympy.nan, sympy.oo, -sympy.oo})
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def to_sympy(formula: Formula) -> sympy.Expr:
     """Convert a parsed formula to a sympy expression; cached, because the intensity and the
     site's display of FLOPs and bytes convert the same formulas (sympy's are immutable).
@@ -189,7 +189,7 @@ class Rendered:
     mathml: str
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def render_intensity(flops: Formula, bytes_: Formula) -> Rendered:
     """The intensity in lowest terms, rendered; cached by the formulas' text, since entries share
     formulas and the site renders every entry."""
