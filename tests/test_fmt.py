@@ -330,6 +330,8 @@ def test_generated_entries_keep_their_data_and_comments_and_format_idempotently(
 def test_several_processes_format_and_refuse_as_one_does(tmp_path: Path, forked: list[int]) -> None:
     kb = copy_repository(tmp_path / "kb", ("entries", "hardware", "schema"))
     (kb / "entries" / "gemm" / "broken.yaml").write_text("title: [unclosed\n", encoding="utf-8")
+    messy = MESSY.replace("x/a", "gemm/messy")
+    (kb / "entries" / "gemm" / "messy.yaml").write_text(messy, encoding="utf-8")
     one = format_paths(kb, jobs=1)
     assert forked == []
 
@@ -342,6 +344,10 @@ def test_several_processes_format_and_refuse_as_one_does(tmp_path: Path, forked:
     ]
     assert shared.diagnostics == one.diagnostics
     assert [d.path for d in one.diagnostics] == ["entries/gemm/broken.yaml"]
+    assert [f.display for f in one.changed] == ["entries/gemm/messy.yaml"]
+    serial, parallel = (run("fmt", "--root", str(kb), "--check", "--jobs", n) for n in "12")
+    assert serial.stdout == parallel.stdout == "would reformat entries/gemm/messy.yaml\n"
+    assert serial.stderr == parallel.stderr != ""
 
 
 def test_kb_fmt_writes_the_canonical_form_and_keeps_the_mode(kb: Path) -> None:
