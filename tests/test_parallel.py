@@ -4,7 +4,11 @@ does, and no child left behind."""
 from __future__ import annotations
 
 import os
+import select
+import subprocess
+import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -98,3 +102,67 @@ def test_map_items_gives_each_item_to_a_function_the_children_inherit(forked: li
 def test_map_items_stays_in_one_process_below_its_threshold(forked: list[int]) -> None:
     assert map_items(lambda i: i + 1, range(7), None, 8, 4) == list(range(1, 8))
     assert forked == []
+
+
+def test_no_more_processes_than_spans(forked: list[int]) -> None:
+    assert forked_map(_squares, [(0, 1), (1, 2), (2, 3)], 500) == [0, 1, 4]
+    assert len(forked) == 2  # and the caller: one process a span
+
+
+def test_when_no_more_processes_can_be_forked_those_started_do_the_work(
+    monkeypatch: pytest.MonkeyPatch, forked: list[int]
+) -> None:
+    recording_fork = os.fork
+    calls: list[int] = []
+
+    def fork_once() -> int:
+        calls.append(len(calls))
+        if len(calls) > 1:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return recording_fork()
+
+    monkeypatch.setattr(os, "fork", fork_once)
+    descriptors = len(os.listdir("/proc/self/fd"))
+
+    assert forked_map(_squares, spans(200, 4, 5), 4) == [i * i for i in range(200)]
+    assert len(calls) == 2  # the second fork failed, and no third was tried
+    assert len(forked) == 1
+    assert _all_reaped(forked)
+    assert len(os.listdir("/proc/self/fd")) == descriptors  # the failed fork's pipe is closed
+
+
+CALLER_KILLED = textwrap.dedent(
+    """
+    import os, sys, time
+    from bottleneck_kb.parallel import forked_map, spans
+
+    caller = os.getpid()
+
+    def slow(span):
+        if os.getpid() != caller:
+            print(os.getpid(), flush=True)  # the child's output goes where the caller's does
+        time.sleep(0.05)
+        return []
+
+    forked_map(slow, spans(4000, 2, 1), 2)  # 200 s of spans for each process
+    """
+)
+
+
+def test_a_child_stops_soon_after_its_caller_is_killed() -> None:
+    caller = subprocess.Popen([sys.executable, "-c", CALLER_KILLED], stdout=subprocess.PIPE)
+    assert caller.stdout is not None
+    caller.stdout.readline()  # the child is working
+    caller.kill()  # SIGKILL: the caller's clean-up never runs
+    caller.wait()
+
+    # The output closes when the last process holding it ends: the child, once it sees.
+    output = caller.stdout.fileno()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([output], [], [], deadline - time.monotonic())
+        if ready and not os.read(output, 1 << 16):
+            break
+    else:
+        pytest.fail("the child worked on for 30 s after its caller was killed")
+    caller.stdout.close()

@@ -78,7 +78,8 @@ def forked_map(
     The children are forked, so `work` reads what the caller set up before the call (a
     catalog, a list of files) without it being sent.
     """
-    lock = _claim_lock() if workers > 1 and len(parts) > 1 else None
+    workers = min(workers, len(parts))  # a process with no span to claim is pure cost
+    lock = _claim_lock() if workers > 1 else None
     if lock is None:
         return [item for part in parts for item in work(part)]
     # Imported here: a check of a few files never forks, and starts faster without them.
@@ -98,9 +99,16 @@ def forked_map(
             finally:
                 fcntl.lockf(lock, fcntl.LOCK_UN)
 
+        caller = os.getpid()
+
+        def orphaned() -> bool:
+            """A child whose caller is gone (killed, so its clean-up never ran): it stops at
+            its next claim instead of working on for no one with the caller's output open."""
+            return os.getpid() != caller and os.getppid() != caller
+
         def run() -> dict[int, list[T]]:
             done: dict[int, list[T]] = {}
-            while (index := claim()) is not None:
+            while not orphaned() and (index := claim()) is not None:
                 done[index] = work(parts[index])
             return done
 
@@ -109,7 +117,10 @@ def forked_map(
         gc.freeze()
         try:
             for _ in range(workers - 1):
-                pid, incoming = _fork(run)
+                try:
+                    pid, incoming = _fork(run)
+                except OSError:  # no process to be had (a process limit, memory): go on
+                    break  # with those started; the caller claims what they do not
                 children[pid] = incoming
             results = run()
             for pid in list(children):
@@ -143,7 +154,12 @@ def _fork(run: Callable[[], dict[int, list[T]]]) -> tuple[int, int]:
     import pickle  # in the caller, before forking: the child finds it loaded
 
     incoming, outgoing = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(incoming)
+        os.close(outgoing)
+        raise
     if pid:
         os.close(outgoing)
         return pid, incoming
