@@ -166,7 +166,7 @@ def test_a_path_given_outside_the_repository_is_not_read(kb_root: Path, outside:
     (kb_root / "door").symlink_to(outside, target_is_directory=True)
     through_a_link = kb_root / "door" / "fixtures" / "stolen.yaml"
     message = "is outside the repository"
-    hint = "check it with --root set to its own repository, or copy it into entries/"
+    hint = "run kb with --root set to its own repository, or copy it into entries/"
     cases = {
         stolen: str(stolen),
         climbing: "entries/../../outside/fixtures/stolen.yaml",
@@ -212,6 +212,18 @@ def test_the_root_given_as_a_path_checks_its_entries(kb_root: Path) -> None:
         1,
         2,
     )
+
+
+def test_a_file_named_twice_in_different_spellings_is_read_once(kb_root: Path) -> None:
+    entry = kb_root / HERE / "minimal.yaml"
+    spellings = (
+        entry,
+        Path(os.path.relpath(entry)),
+        kb_root / HERE / ".." / "fixtures" / entry.name,
+    )
+
+    # Read twice, it claimed its own id a second time (KB202).
+    assert found(kb_root, *spellings) == ([], 1, 2)
 
 
 def test_a_given_folder_is_searched_like_entries(kb_root: Path) -> None:

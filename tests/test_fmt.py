@@ -350,6 +350,31 @@ def test_several_processes_format_and_refuse_as_one_does(tmp_path: Path, forked:
     assert serial.stderr == parallel.stderr != ""
 
 
+def test_named_paths_are_read_as_kb_check_reads_them(kb: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(MESSY, encoding="utf-8")
+    folder = kb / "entries" / "fixtures"
+    (folder / ".hidden.yaml").write_text(MESSY, encoding="utf-8")
+    messy = folder / "messy.yaml"
+    messy.write_text(MESSY.replace("x/a", "fixtures/messy"), encoding="utf-8")
+    spelled_otherwise = Path(os.path.relpath(messy))
+
+    result = run("fmt", "--root", str(kb), str(folder), str(spelled_otherwise), str(outside))
+
+    assert result.exit_code == 1
+    assert result.stdout == (
+        "reformatted entries/fixtures/messy.yaml\nreformatted entries/fixtures/minimal.yaml\n"
+    )
+    assert result.stderr == (
+        "entries/fixtures/.hidden.yaml:1:1: KB019 is hidden, and kb does not read hidden files\n"
+        "    hint: rename it to hidden.yaml\n"
+        f"{outside.as_posix()}:1:1: KB011 is outside the repository\n"
+        "    hint: run kb with --root set to its own repository, or copy it into entries/\n"
+    )
+    assert outside.read_text(encoding="utf-8") == MESSY
+    assert (folder / ".hidden.yaml").read_text(encoding="utf-8") == MESSY
+
+
 def test_kb_fmt_writes_the_canonical_form_and_keeps_the_mode(kb: Path) -> None:
     entry = kb / "entries" / "fixtures" / "messy.yaml"
     entry.write_text(MESSY.replace("x/a", "fixtures/messy"), encoding="utf-8")

@@ -46,7 +46,7 @@ from ruamel.yaml.tokens import CommentToken
 
 from . import schemas
 from .diagnostics import INTERNAL, Diagnostic, error
-from .kb import ENTRIES, HARDWARE, SUFFIX, discover, display_path, guarded
+from .kb import ENTRIES, HARDWARE, display_path, guarded, named_files
 from .parallel import map_items
 from .source import MAX_FILE_BYTES, NOT_A_FILE, SYNTAX, load, read_file
 from .source.scalars import LEADING_ZERO, OCTAL, YAML11_FLOAT, portable_number
@@ -121,7 +121,7 @@ def format_paths(
     (folders expanded), in `jobs` processes (by default one a core, for more than a few
     files). Nothing is written."""
     run = FormatRun()
-    files = _files(root, paths, run.diagnostics)
+    files = named_files(root, paths, run.diagnostics, (ENTRIES, HARDWARE))
     for formatted, problems in map_items(
         lambda path: guarded(format_file, path, root), files, jobs, PARALLEL_THRESHOLD, 4
     ):
@@ -129,22 +129,6 @@ def format_paths(
         if formatted is not None:
             run.formatted.append(formatted)
     return run
-
-
-def _files(root: Path, paths: Sequence[Path] | None, problems: list[Diagnostic]) -> list[Path]:
-    if paths is None:
-        return discover(root, ENTRIES) + discover(root, HARDWARE)
-    chosen: list[Path] = []
-    for path in paths:
-        if path.is_dir() and not path.is_symlink():
-            chosen.extend(sorted(path.rglob(f"*{SUFFIX}")))
-        elif path.exists() or path.is_symlink():
-            chosen.append(path)
-        else:
-            problems.append(
-                error(NOT_A_FILE, display_path(path, root), 1, 1, "no such file or directory")
-            )
-    return list(dict.fromkeys(chosen))
 
 
 def kind_of(path: Path, root: Path) -> str:

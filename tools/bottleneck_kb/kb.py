@@ -88,7 +88,7 @@ def _walk(root: Path, base: Path, devices: bool, diagnostics: list[Diagnostic]) 
     return sorted(found, key=str)
 
 
-_OUTSIDE_HINT = "check it with --root set to its own repository, or copy it into entries/"
+_OUTSIDE_HINT = "run kb with --root set to its own repository, or copy it into entries/"
 #: Endings of files that may have been meant as an entry or a device; only SUFFIX is read.
 _MEANT_AS_DATA = (".yaml", ".yml", ".json")
 
@@ -258,34 +258,49 @@ def entry_ids(paths: Iterable[Path], root: Path) -> frozenset[str]:
 def entry_paths(
     root: Path, paths: Iterable[Path] | None, diagnostics: list[Diagnostic]
 ) -> list[Path]:
-    """The entry files to read: all of entries/, or those named (folders expanded).
+    """The entry files to read: all of entries/, or those named (folders expanded). Named
+    hardware files are left out, because the whole catalog is always read."""
+    return named_files(root, paths, diagnostics, (ENTRIES,))
 
-    Named hardware files are skipped here because the whole catalog is always read; a named
-    path that does not exist, or that leads out of the repository, is reported rather than
-    silently ignored or read.
+
+def named_files(
+    root: Path,
+    paths: Iterable[Path] | None,
+    diagnostics: list[Diagnostic],
+    folders: tuple[str, ...],
+) -> list[Path]:
+    """The files of `folders` (entries/, hardware/) to read: all of them, or those named, a
+    named folder read as `discover` reads one; each file once, however it was spelled.
+
+    A named path that does not exist, or that leads out of the repository, is reported
+    rather than silently ignored or read (or, by `kb fmt`, written).
     """
     if paths is None:
-        return discover(root, ENTRIES, diagnostics)
+        return [path for folder in folders for path in discover(root, folder, diagnostics)]
     chosen: list[Path] = []
     top = os.path.realpath(root)
     hardware = Path(top, HARDWARE)
     for path in paths:
+        real = Path(os.path.realpath(path))
         if not _inside(path, root):
             diagnostics.append(_refused(path, root, "is outside the repository", _OUTSIDE_HINT))
-        elif Path(os.path.realpath(path)).is_relative_to(hardware):
+        elif real.is_relative_to(hardware) and HARDWARE not in folders:
             continue
         elif path.is_dir() and not path.is_symlink():
-            if os.path.realpath(path) == top:  # the whole repository: its entries
-                chosen.extend(discover(root, ENTRIES, diagnostics))
+            if str(real) == top:  # the whole repository
+                chosen += [p for folder in folders for p in discover(root, folder, diagnostics)]
             else:
-                chosen.extend(_walk(root, path, False, diagnostics))
+                chosen += _walk(root, path, real.is_relative_to(hardware), diagnostics)
         elif path.exists() or path.is_symlink():
             chosen.append(path)
         else:
             diagnostics.append(
                 error(NOT_A_FILE, display_path(path, root), 1, 1, "no such file or directory")
             )
-    return list(dict.fromkeys(chosen))
+    once: dict[str, Path] = {}
+    for path in chosen:  # a link is a file of its own: spellings are merged, links are not
+        once.setdefault(os.path.abspath(path), path)
+    return list(once.values())
 
 
 #: Where an entry names other files' ids: (list, key of each item) for devices, for entries.
