@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -76,6 +78,16 @@ def forked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(os, "fork", recording_fork)
     return pids
+
+
+def console_script(*args: str, cwd: Path, **popen: object) -> subprocess.Popen[bytes]:
+    """`kb` as its console script runs it (bottleneck_kb.cli:run), in a process of its own:
+    it leaves through os._exit, which would end the test run in-process."""
+    command = [sys.executable, "-c", "from bottleneck_kb.cli import run; run()", *args]
+    # Buffered output, as on most machines: what os._exit would lose unless flushed.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env["GITHUB_ACTIONS"] = ""
+    return subprocess.Popen(command, cwd=cwd, env=env, **popen)  # type: ignore[call-overload]
 
 
 def copy_repository(root: Path, folders: Iterable[str] = ("entries", "hardware")) -> Path:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from bottleneck_kb import rules
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic, Severity
 
-from .conftest import counted
+from .conftest import console_script, counted
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> Result:
@@ -256,20 +255,10 @@ def test_eval_skips_devices_without_the_entrys_dtype(kb_root: Path) -> None:
     assert "nvidia-h100-sxm: skipped, no dense bf16 peak in the catalog" in table.stdout
 
 
-def _console_script(*args: str, cwd: Path, **popen: object) -> subprocess.Popen[bytes]:
-    """`kb` as its console script runs it (bottleneck_kb.cli:run), in a process of its own:
-    it leaves through os._exit, which would end the test run in-process."""
-    command = [sys.executable, "-c", "from bottleneck_kb.cli import run; run()", *args]
-    # Buffered output, as on most machines: what os._exit would lose unless flushed.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    env["GITHUB_ACTIONS"] = ""
-    return subprocess.Popen(command, cwd=cwd, env=env, **popen)  # type: ignore[call-overload]
-
-
 def test_the_console_script_keeps_the_output_and_the_exit_code(
     broken_root: Path,
 ) -> None:
-    done = _console_script("check", cwd=broken_root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    done = console_script("check", cwd=broken_root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = done.communicate(timeout=120)
 
     assert done.returncode == 1
@@ -280,9 +269,37 @@ def test_the_console_script_keeps_the_output_and_the_exit_code(
 
 def test_the_console_script_stops_quietly_when_the_reader_does(repository: Path) -> None:
     """`kb rules | head -1`: the closed pipe is not a bug in kb, and says nothing."""
-    done = _console_script("rules", cwd=repository, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    done = console_script("rules", cwd=repository, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert done.stdout is not None
     done.stdout.close()  # before kb writes anything: it is still importing
     err = done.communicate(timeout=120)[1]
 
     assert (done.returncode, err) == (1, b"")
+
+
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
+def test_the_console_script_runs_with_a_stream_closed_before_it_started(
+    repository: Path, closed: int
+) -> None:
+    """`kb check >&-` or `2>&-`: Python has no such stream at all (None), which is no error."""
+    done = console_script(
+        "check",
+        cwd=repository,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.close(closed),
+    )
+    out, err = done.communicate(timeout=120)
+
+    assert done.returncode == 0
+    assert err == b""
+    assert out.startswith(b"" if closed == 1 else b"All clear: checked ")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_a_full_disk_under_the_output_is_said_as_such(repository: Path) -> None:
+    with open("/dev/full", "wb") as full:
+        done = console_script("rules", cwd=repository, stdout=full, stderr=subprocess.PIPE)
+        err = done.communicate(timeout=120)[1]
+
+    assert (done.returncode, err) == (2, b"kb: No space left on device\n")

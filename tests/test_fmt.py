@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import os
 import stat
+import subprocess
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from bottleneck_kb.fmt import fold_positions, format_paths, format_text, same_da
 from bottleneck_kb.kb import discover
 from bottleneck_kb.source import load
 
-from .conftest import FIXTURES, REPOSITORY, copy_repository, fixture_kb
+from .conftest import FIXTURES, REPOSITORY, console_script, copy_repository, fixture_kb
 
 ENTRY_LINE = "# yaml-language-server: $schema=../../schema/entry.schema.json"
 
@@ -431,6 +432,42 @@ def test_a_file_that_does_not_load_is_refused_and_left_alone(kb: Path) -> None:
         "or ']'\n"
     )
     assert broken.read_text(encoding="utf-8") == "id: fixtures/broken\ntitle: [unclosed\n"
+
+
+def test_an_edit_saved_while_kb_fmt_runs_is_not_overwritten(
+    kb: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = kb / "entries" / "fixtures" / "minimal.yaml"
+    edited = entry.read_text(encoding="utf-8").replace("A minimal valid entry", "Edited")
+    format_now = fmt.format_text
+
+    def someone_saves_meanwhile(*args: Any) -> str:
+        formatted_text = format_now(*args)
+        entry.write_text(edited, encoding="utf-8")  # after kb fmt read it, before it writes
+        return formatted_text
+
+    monkeypatch.setattr(fmt, "format_text", someone_saves_meanwhile)
+    result = run("fmt", "--root", str(kb), str(entry))
+
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "entries/fixtures/minimal.yaml: left as it was: changed after kb fmt read it; "
+        "run kb fmt again\n"
+    )
+    assert entry.read_text(encoding="utf-8") == edited
+    assert sorted(p.name for p in entry.parent.iterdir()) == ["minimal.yaml"]
+
+
+def test_a_reader_that_stops_early_stops_the_report_not_the_writing(kb: Path) -> None:
+    """`kb fmt | head -1`: every file is still written."""
+    assert run("fmt", "--root", str(kb), "--check").exit_code == 1  # three files to write
+    done = console_script("fmt", cwd=kb, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert done.stdout is not None
+    done.stdout.close()  # before kb writes anything: it is still importing
+    err = done.communicate(timeout=120)[1]
+
+    assert (done.returncode, err) == (1, b"")
+    assert run("fmt", "--root", str(kb), "--check").exit_code == 0
 
 
 def test_a_failure_before_the_rename_leaves_the_old_file_whole(

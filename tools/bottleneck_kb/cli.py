@@ -6,6 +6,7 @@ importing Click.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -111,6 +112,11 @@ class _Commands(click.Group):
             raise
         except BrokenPipeError:
             raise  # the reader stopped reading (`kb rules | head`): click exits 1, quietly
+        except OSError as exc:  # the machine, not kb: a full disk under the output, say
+            with contextlib.suppress(OSError):
+                where = f": {exc.filename}" if exc.filename else ""
+                click.echo(f"kb: {exc.strerror or exc}{where}", err=True)
+            sys.exit(2)
         except Exception as exc:  # the point is to catch what nobody foresaw
             from .diagnostics import one_line
 
@@ -144,12 +150,14 @@ def run() -> NoReturn:
         main()
     except SystemExit as done:  # click's standalone mode ends every command this way
         code = done.code
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:
-        code = 1
-    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
+    status = code if isinstance(code, int) else 0 if code is None else 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:  # None: the stream was closed before kb started (`>&-`)
+                stream.flush()
+        except OSError:
+            status = status or 1  # a failure the command already reported keeps its status
+    os._exit(status)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -382,23 +390,28 @@ def fmt(
         click.echo(located_line(d), err=True)
         if d.hint:
             click.echo(printable(f"    hint: {d.hint}"), err=True)
-    unwritten = False
+    if diff or check_only:
+        for formatted in run.changed:
+            if diff:
+                click.echo(printable(formatted.diff()), nl=False)
+            else:
+                click.echo(f"would reformat {formatted.display}")
+        sys.exit(1 if run.diagnostics or run.changed else 0)
+    # Every file is written before any is reported: a reader that stops early (`| head`)
+    # cuts the report short, not the work.
+    left: dict[str, str] = {}
     for formatted in run.changed:
-        if diff:
-            click.echo(printable(formatted.diff()), nl=False)
-        elif check_only:
-            click.echo(f"would reformat {formatted.display}")
+        try:
+            write_atomic(formatted.path, formatted.after, read=formatted.before)
+        except OSError as exc:  # the old file is whole; say so and go on with the rest
+            left[formatted.display] = exc.strerror or str(exc)
+    for formatted in run.changed:
+        if formatted.display in left:
+            reason = left[formatted.display]
+            click.echo(printable(f"{formatted.display}: left as it was: {reason}"), err=True)
         else:
-            try:
-                write_atomic(formatted.path, formatted.after)
-            except OSError as exc:  # the old file is whole; say so and go on with the rest
-                unwritten = True
-                reason = exc.strerror or str(exc)
-                click.echo(printable(f"{formatted.display}: left as it was: {reason}"), err=True)
-                continue
             click.echo(f"reformatted {formatted.display}")
-    would_change = (check_only or diff) and run.changed
-    sys.exit(1 if run.diagnostics or would_change or unwritten else 0)
+    sys.exit(1 if run.diagnostics or left else 0)
 
 
 @main.command("new")

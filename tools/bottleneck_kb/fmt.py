@@ -229,14 +229,25 @@ def written_beside(path: Path, text: str) -> str:
     return temporary
 
 
-def write_atomic(path: Path, text: str) -> None:
+class ChangedMeanwhile(OSError):
+    """The file is no longer what kb fmt read: someone saved it while kb fmt ran."""
+
+
+def write_atomic(path: Path, text: str, read: str | None = None) -> None:
     """Replace the file at `path` with `text`, all or nothing: a temporary file in the same
     folder, flushed to disk, then renamed over it, with the file's mode kept. An interrupted
-    run leaves the old file whole (and at worst a hidden temporary file beside it)."""
+    run leaves the old file whole (and at worst a hidden temporary file beside it).
+
+    With `read` (the file as it was read), a file that no longer holds it is left alone and
+    ChangedMeanwhile is raised: an edit saved while kb fmt ran is not overwritten. The last
+    look is taken right before the rename, so only an edit in that instant could be lost.
+    """
     mode = stat.S_IMODE(os.stat(path).st_mode)
     temporary = written_beside(path, text)
     try:
         os.chmod(temporary, mode)
+        if read is not None and path.read_bytes() != read.encode("utf-8"):
+            raise ChangedMeanwhile("changed after kb fmt read it; run kb fmt again")
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
