@@ -10,6 +10,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bottleneck_kb.budget import power_problem
 from bottleneck_kb.formula import FormulaError, evaluate, parse
 from bottleneck_kb.symbolic import intensity, render_intensity, to_latex, to_mathml, to_sympy
 
@@ -190,3 +191,34 @@ def test_rounding_and_logarithm_agree_with_float_evaluation(text: str, value: in
     formula = parse(text, DECLARED)
     exact = to_sympy(formula).subs(k, value)
     assert float(exact) == evaluate(formula, {"k": value})
+
+
+powers = st.recursive(
+    st.sampled_from(["k", "2", "3", "1.25", "0.1", "0.5", "7"]),
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from(["+", "-", "*", "/"]), inner).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
+        st.tuples(
+            inner, st.sampled_from(["2", "30", "70", "-70", "2000", "0.5", "(10 * 10)", "3 ** 7"])
+        ).map(lambda t: f"({t[0]}) ** ({t[1]})"),
+        inner.map(lambda x: f"sqrt({x})"),
+    ),
+    max_leaves=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(powers)
+def test_kb_check_refuses_every_power_the_symbolic_side_refuses(text: str) -> None:
+    """KB408 reads power_problem; to_sympy is what kb eval and the site convert with."""
+    formula = parse(text, frozenset({"k"}))
+    try:
+        to_sympy(formula)
+    except FormulaError as exc:
+        refused = exc.message.startswith(("constant power", "exponent"))
+    else:
+        refused = False
+
+    if refused:
+        assert power_problem(formula) is not None

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import ast
 import math
+from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
-from .formula import Formula
+from .formula import Formula, offset_of
 
 #: Highest polynomial degree, and most terms an expansion may have, of an intensity
 #: (FLOPs over bytes, so the two formulas' costs combine).
@@ -23,6 +24,13 @@ MAX_TERMS = 256
 
 #: Most arguments of one min or max: sympy compares them pairwise when it builds one.
 MAX_CHOICES = 4
+
+#: Largest exact constant power, in bits of its result, that sympy is let compute: it computes
+#: them eagerly, so `9**9**9` would be a number of hundreds of millions of digits.
+MAX_EXACT_BITS = 4096
+
+#: Largest numeric exponent on a base that is not a number, such as `(k + 1)**n`.
+MAX_SYMBOLIC_EXPONENT = 64
 
 #: Costs saturate here so that counting stays cheap whatever the input.
 _CAP = 10**9
@@ -121,3 +129,127 @@ def ratio_cost(numerator: Formula, denominator: Formula) -> Cost:
     """The cost of numerator / denominator, as the intensity is built."""
     top, bottom = cost(numerator), cost(denominator)
     return Cost(_cap(top.degree + bottom.degree), _cap(top.terms * bottom.terms))
+
+
+class _Constant(NamedTuple):
+    """The value sympy gives a part made of numbers only: exact (a Rational), or a Float."""
+
+    value: Fraction | float
+    exact: bool
+
+
+class PowerProblem(NamedTuple):
+    """A power the symbolic side refuses: what is wrong, and where in the formula's text."""
+
+    message: str
+    offset: int
+
+
+def power_problem(formula: Formula) -> PowerProblem | None:
+    """The first power in `formula` that converting it for sympy refuses (symbolic.to_sympy
+    checks the same while converting): an exact constant power of more than MAX_EXACT_BITS
+    bits (`1.25 ** 2000`), or an exponent past MAX_SYMBOLIC_EXPONENT on a base that is not a
+    number (`k ** (10 * 10)`). The degree budget alone lets both through: a constant has no
+    degree, and an exponent that is not a literal is counted as an opaque symbol."""
+    if "**" not in formula.text:
+        return None
+    try:
+        _constant(formula.tree, formula.text)
+    except _Refused as refused:
+        return refused.problem
+    return None
+
+
+class _Refused(Exception):
+    def __init__(self, problem: PowerProblem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def _constant(node: ast.AST, text: str) -> _Constant | None:
+    """The value of a part made of numbers only, as sympy builds it (None for a part with a
+    symbol, a function, or a value sympy would not keep as a number); every power inside is
+    checked on the way, as sympy meets it."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        value = node.value
+        # As symbolic._number: a float stays exact when it is exactly the decimal it prints as.
+        exact = isinstance(value, int) or Fraction(repr(value)) == Fraction(value)
+        return _Constant(Fraction(value) if exact else float(value), exact)
+    if isinstance(node, ast.Name):
+        return None
+    if isinstance(node, ast.Call):
+        for argument in node.args:
+            _constant(argument, text)  # for the powers inside
+        return None
+    if isinstance(node, ast.UnaryOp):
+        inner = _constant(node.operand, text)
+        if inner is None or not isinstance(node.op, ast.USub | ast.UAdd):
+            return inner
+        return _Constant(-inner.value, inner.exact) if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp):
+        left, right = _constant(node.left, text), _constant(node.right, text)
+        if isinstance(node.op, ast.Pow):
+            return _power(left, right, text, node)
+        if left is None or right is None:
+            return None
+        return _arithmetic(node.op, left, right)
+    return None
+
+
+def _arithmetic(op: ast.operator, left: _Constant, right: _Constant) -> _Constant | None:
+    exact = left.exact and right.exact
+    a, b = (left.value, right.value) if exact else (float(left.value), float(right.value))
+    try:
+        if isinstance(op, ast.Add):
+            value = a + b
+        elif isinstance(op, ast.Sub):
+            value = a - b
+        elif isinstance(op, ast.Mult):
+            value = a * b
+        elif isinstance(op, ast.Div):
+            value = a / b
+        else:
+            return None
+    except (ZeroDivisionError, OverflowError):
+        return None  # not a number sympy keeps; the checks of values say why
+    return _Constant(value, exact)
+
+
+def _power(
+    base: _Constant | None, exponent: _Constant | None, text: str, node: ast.BinOp
+) -> _Constant | None:
+    """`base ** exponent` as sympy's conversion sees it: refused where it refuses."""
+    if exponent is None:
+        return None
+    if base is None:
+        if not -MAX_SYMBOLIC_EXPONENT <= exponent.value <= MAX_SYMBOLIC_EXPONENT:
+            raise _Refused(
+                PowerProblem(
+                    f"exponent {_shown(exponent)} is too large for symbolic manipulation "
+                    f"(limit {MAX_SYMBOLIC_EXPONENT})",
+                    offset_of(text, node),
+                )
+            )
+        return None
+    if not (base.exact and exponent.exact):
+        return None  # floating-point powers are cheap whatever their size
+    number, power = base.value, exponent.value
+    assert isinstance(number, Fraction) and isinstance(power, Fraction)
+    bits = abs(power) * max(number.numerator.bit_length(), number.denominator.bit_length())
+    if bits > MAX_EXACT_BITS:
+        raise _Refused(
+            PowerProblem(
+                f"constant power is too large to compute exactly (about {int(bits)} bits)",
+                offset_of(text, node),
+            )
+        )
+    if power.denominator != 1 or (number == 0 and power < 0):
+        return None  # a root, which sympy may keep as one; or a division by zero
+    return _Constant(number**power.numerator, True)
+
+
+def _shown(constant: _Constant) -> str:
+    value = constant.value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return str(value.numerator)
+    return f"{float(value):g}"

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import sympy
 
-from .budget import ratio_cost
+from .budget import MAX_EXACT_BITS, MAX_SYMBOLIC_EXPONENT, ratio_cost
 from .formula import FUNCTIONS, Formula, FormulaError, offset_of
 
 __all__ = [
@@ -36,12 +36,6 @@ __all__ = [
     "to_mathml",
     "to_sympy",
 ]
-
-MAX_EXACT_BITS = 4096
-"""Largest exact constant power (in bits of its result) that to_sympy lets sympy compute."""
-
-MAX_SYMBOLIC_EXPONENT = 64
-"""Largest numeric exponent allowed on a non-constant base such as ``(k + 1)**n``."""
 
 
 _UNARY_OPERATORS: Mapping[type[ast.unaryop], Callable[[sympy.Expr], sympy.Expr]] = {

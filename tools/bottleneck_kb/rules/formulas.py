@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..budget import cost, ratio_cost
+from ..budget import cost, power_problem, ratio_cost
 from ..diagnostics import Diagnostic
 from ..model import Entry, Located
 from ..numbers import number
@@ -206,8 +206,10 @@ def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnosti
 
     ## What it checks
     FLOPs over bytes (for the entry and each workaround) expands to a polynomial of degree at
-    most 16 and at most 256 terms, and no min or max has more than 4 arguments. The budget is
-    counted on the formula, not timed, so it is the same on every machine.
+    most 16 and at most 256 terms, and no min or max has more than 4 arguments. No power of
+    numbers is past 4,096 bits exactly (`1.25 ** 2000` is), and no exponent past 64 stands
+    on a base that is not a number. The budget is counted on the formula, not timed, so it is
+    the same on every machine.
     ## Why it matters
     `kb eval` and the site simplify and typeset the intensity; past the budget that takes
     minutes, so one entry would hang every page build.
@@ -237,7 +239,20 @@ def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnosti
                     model.bytes or entry.intensity.bytes,
                 )
             )
+    seen: set[int] = set()  # a workaround shares the formula it does not set with the entry
     for flops, bytes_, flops_written, bytes_written in pairs:
+        for parsed, written in ((flops, flops_written), (bytes_, bytes_written)):
+            if id(written) in seen:
+                continue
+            seen.add(id(written))
+            problem = power_problem(parsed)
+            if problem is not None:
+                yield written.where.error(
+                    SYMBOLIC_BUDGET,
+                    f"the formula cannot be simplified and typeset: {problem.message}",
+                    "write the power out as a number, or leave it out where it cancels",
+                    offset=problem.offset,
+                )
         found = ratio_cost(flops, bytes_)
         if found.within():
             continue
