@@ -21,6 +21,7 @@ from .kb import (
     HARDWARE,
     SUFFIX,
     Catalog,
+    KnowledgeBase,
     discover,
     display_path,
     entries_naming,
@@ -203,10 +204,7 @@ def _check(
     diagnostics = list(catalog.diagnostics)
     devices = catalog.devices
     published = schemas.published(root)
-    device_context = Context(devices, published=published)
-    for device in [*devices.values(), *catalog.duplicates]:
-        for rule in rules_for(Scope.DEVICE, select):
-            diagnostics.extend(rule.run(device, device_context))
+    diagnostics += _device_findings(catalog, select, published)
 
     if paths is None:
         coverage = Coverage(entry_paths(root, None, diagnostics), None)
@@ -236,14 +234,53 @@ def _check(
             summaries.append(summary)
     # Knowledge-base checks get every entry's id, checked this run or not, for related links.
     every_entry = files if paths is None else discover(root, ENTRIES)
-    knowledge_base_context = Context(devices, entry_ids=entry_ids(every_entry, root))
-    for rule in rules_for(Scope.KNOWLEDGE_BASE, select):
-        diagnostics.extend(rule.run(summaries, knowledge_base_context))
+    diagnostics += _knowledge_base_findings(
+        summaries, devices, entry_ids(every_entry, root), select
+    )
     if select is not None:  # codes found while reading are not rules that can be skipped
         diagnostics = [d for d in diagnostics if d.code in select]
     if coverage.shown is not None:
         diagnostics = [d for d in diagnostics if d.path in coverage.shown]
     return CheckResult(sorted_diagnostics(diagnostics), len(files), len(devices))
+
+
+def check_read(kb: KnowledgeBase) -> CheckResult:
+    """What `kb check` finds in a knowledge base already read, as the site has it: what
+    reading found, then every rule, without reading a file again."""
+    with _collector_paused():
+        catalog = kb.catalog
+        published = schemas.published(kb.root)
+        diagnostics = [*kb.diagnostics, *_device_findings(catalog, None, published)]
+        checks = EntryChecks.of(catalog, None, published)
+        for entry in kb.entries:
+            diagnostics += checks(entry)
+        summaries = [summarize(entry) for entry in kb.entries]
+        files = discover(kb.root, ENTRIES)  # a walk of the folders: no file is read again
+        ids = entry_ids(files, kb.root)
+        diagnostics += _knowledge_base_findings(summaries, catalog.devices, ids, None)
+        return CheckResult(sorted_diagnostics(diagnostics), len(files), len(catalog.devices))
+
+
+def _device_findings(
+    catalog: Catalog, select: Selection, published: frozenset[str]
+) -> list[Diagnostic]:
+    context = Context(catalog.devices, published=published)
+    rules = rules_for(Scope.DEVICE, select)
+    return [
+        d
+        for device in [*catalog.devices.values(), *catalog.duplicates]
+        for rule in rules
+        for d in rule.run(device, context)
+    ]
+
+
+def _knowledge_base_findings(
+    summaries: list[Summary], devices: dict[str, Device], ids: frozenset[str], select: Selection
+) -> list[Diagnostic]:
+    context = Context(devices, entry_ids=ids)
+    return [
+        d for rule in rules_for(Scope.KNOWLEDGE_BASE, select) for d in rule.run(summaries, context)
+    ]
 
 
 def _check_files(

@@ -15,11 +15,14 @@ from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
+from ..diagnostics import Severity, located_line
 from ..kb import ENTRIES, HARDWARE
 from .pages import STYLESHEET, Options, build_site
+
+_LOG = get_plugin_logger(__name__)
 
 
 class PluginConfig(Config):  # type: ignore[no-untyped-call]
@@ -60,6 +63,11 @@ class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-c
                 cache=root / self.config.cache_dir if self.config.cache_dir else None,
             ),
         )
+        # As warnings, so that `mkdocs build --strict` fails where `kb check` does; kb's own
+        # warnings (which kb check passes) are information.
+        for diagnostic in site.diagnostics:
+            report = _LOG.warning if diagnostic.severity is Severity.ERROR else _LOG.info
+            report("kb check: %s", located_line(diagnostic))
         for path, content in (*site.pages.items(), *site.assets.items()):
             existing = files.get_file_from_path(path)
             if existing is not None:

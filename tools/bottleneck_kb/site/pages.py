@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..check import check_read
+from ..diagnostics import Diagnostic
 from ..kb import KnowledgeBase
 from ..model import PEAK_FLOPS, Device, Entry, dtype_traits, field_shapes, parameter_dimension
 from ..schemas import ENTRY, HARDWARE, documented, schema
@@ -66,6 +68,8 @@ class Site:
 
     pages: dict[str, str] = field(default_factory=dict)
     assets: dict[str, str] = field(default_factory=dict)
+    #: What `kb check` finds in the knowledge base the pages were made from.
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 def entry_page(entry_id: str) -> str:
@@ -109,7 +113,8 @@ def build_site(root: Path, options: Options) -> Site:
     entries = sorted(kb.entries, key=lambda e: e.id)
     views = ViewCache(options.cache).views(entries, devices)
     links = Links(options.directory_urls)
-    site = Site()
+    # A page made from an entry kb check fails would show a wrong claim, or be missing.
+    site = Site(diagnostics=check_read(kb).diagnostics)
     entries_by_id = {e.id: e for e in entries}
     linking = export.related_from(entries)
     for entry in entries:
