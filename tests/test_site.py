@@ -20,7 +20,10 @@ from urllib.parse import urlsplit
 
 import jsonschema
 import pytest
+from mkdocs.exceptions import Abort
 
+from bottleneck_kb.check import check
+from bottleneck_kb.diagnostics import located_line
 from bottleneck_kb.evaluation import evaluate_entry, select_devices
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.report.evaluation import evaluation_data
@@ -64,13 +67,15 @@ def copy_repository(target: Path) -> Path:
     return target
 
 
-def build(root: Path) -> Path:
-    """`mkdocs build` (strict, as mkdocs.yml says) of the repository copy at `root`."""
+def build(root: Path, strict: bool = True) -> Path:
+    """`mkdocs build` of the repository copy at `root`: strict, as mkdocs.yml says, unless
+    the copy holds entries that kb check fails on purpose."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
 
-    config = load_config(config_file=str(root / "mkdocs.yml"), site_dir=str(root / "build/site"))
-    assert config.strict
+    config = load_config(
+        config_file=str(root / "mkdocs.yml"), site_dir=str(root / "build/site"), strict=strict
+    )
     mkdocs_build(config)
     return root / "build" / "site"
 
@@ -109,7 +114,7 @@ def kb_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def built(kb_copy: Path) -> Path:
-    return build(kb_copy)
+    return build(kb_copy, strict=False)  # the hostile entries fail kb check, as they should
 
 
 @pytest.fixture(scope="session")
@@ -347,6 +352,24 @@ def test_code_in_entry_text_stays_code(built: Path) -> None:
     shown = "".join(Elements(notes).text)
     assert '```\n[link](javascript:alert(1))\n--8<-- "README.md"\n\n!!! note' in shown
     assert [t for t, _ in Elements(notes).tags] == ["p", "pre", "code", "p"]
+
+
+def test_the_build_warns_of_what_kb_check_finds_and_strict_fails(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = copy_repository(tmp_path / "repository")
+    entry = root / "entries" / "gemm" / "prefill-gemm.yaml"
+    entry.write_text(
+        entry.read_text("utf-8").replace("bound_by: compute", "bound_by: memory"), "utf-8"
+    )
+    found = check(root).diagnostics
+    assert {(d.path, d.code) for d in found} >= {("entries/gemm/prefill-gemm.yaml", "KB406")}
+
+    with pytest.raises(Abort, match=f"Aborted with {len(found)} warnings in strict mode"):
+        build(root)
+
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warned == [f"bottleneck_kb: kb check: {located_line(d)}" for d in found]
 
 
 def test_adding_an_entry_file_adds_its_page_rows_dots_and_record(tmp_path: Path) -> None:

@@ -1,0 +1,39 @@
+"""check_read, the site's check of the knowledge base it has read, finds what `kb check` finds."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from bottleneck_kb.check import check, check_read
+from bottleneck_kb.kb import KnowledgeBase
+
+from .conftest import FIXTURES, copy_repository
+
+
+def test_on_every_hostile_and_valid_fixture_it_finds_what_kb_check_finds(
+    tmp_path: Path,
+) -> None:
+    root = copy_repository(tmp_path / "kb")
+    fixtures = root / "entries" / "fixtures"
+    fixtures.mkdir()
+    for folder in ("hostile", "valid"):
+        for case in (FIXTURES / folder).glob("*.yaml"):
+            shutil.copyfile(case, fixtures / f"{folder}-{case.name}")
+    broken_device = root / "hardware" / "nvidia-h100-sxm.yaml"
+    broken_device.write_text(
+        broken_device.read_text("utf-8").replace("TB/s", "furlongs", 1), encoding="utf-8"
+    )
+
+    expected = check(root, jobs=1)
+    found = check_read(KnowledgeBase.load(root))
+
+    assert len({d.path for d in expected.diagnostics}) > 50  # the fixtures were all read
+    assert found.diagnostics == expected.diagnostics
+    assert (found.entries, found.devices) == (expected.entries, expected.devices)
+
+
+def test_on_the_repository_it_finds_nothing(tmp_path: Path) -> None:
+    root = copy_repository(tmp_path / "kb")
+
+    assert check_read(KnowledgeBase.load(root)).diagnostics == []
