@@ -10,14 +10,18 @@ the package's code). A rebuild after one entry changed computes that one entry a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
+import platform
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +47,9 @@ __all__ = [
 
 #: Raised when the shape of a cached view changes, so old cache files are never misread.
 VIEW_FORMAT = 1
+#: A cached view's file name: its key, a SHA-256 in hexadecimal.
+_KEY_FILE = re.compile(r"[0-9a-f]{64}\.json")
+
 #: Points on an entry chart's curve: enough for a smooth line, few enough to stay cheap.
 SWEEP_POINTS = 48
 
@@ -140,7 +147,9 @@ def _code_digest() -> str:
     """A digest of the code a view is computed by (the package, less the rest of the site,
     which only lays views out): an evaluation changed without a new version number (a working
     tree) must not be served from the cache of the old one."""
-    digest = hashlib.sha256(__version__.encode())
+    # sympy writes the MathML, and a new release writes it otherwise (`<mfenced>` went).
+    versions = (__version__, metadata.version("sympy"), platform.python_version())
+    digest = hashlib.sha256("\0".join(versions).encode())
     package = Path(__file__).parents[1]
     for path in sorted(package.rglob("*.py")):
         if path.parent != Path(__file__).parent or path.name == Path(__file__).name:
@@ -163,29 +172,50 @@ class ViewCache:
 
     def views(self, entries: Sequence[Entry], devices: Sequence[Device]) -> dict[str, EntryView]:
         """Every entry's view by id: from the cache where it holds one, computed (in worker
-        processes when there are many) and stored where it does not."""
-        found: dict[str, EntryView] = {}
-        missing: list[tuple[Entry, Path | None]] = []
-        for entry in entries:
-            path = None if self.folder is None else self.folder / f"{self.key(entry, devices)}.json"
-            cached = _read(path) if path is not None else None
-            if cached is not None:
-                found[entry.id] = cached
-            else:
-                missing.append((entry, path))
-        computed = _compute_all([e for e, _ in missing], devices)
-        for (entry, path), view in zip(missing, computed, strict=True):
-            found[entry.id] = view
+        processes when there are many) and stored where it does not. Views no entry of this
+        build uses are removed (each edit under `mkdocs serve` leaves one behind). Where two
+        files claim one id (kb check refuses it), the last one's view is kept, as its page is."""
+        paths = [
+            None if self.folder is None else self.folder / f"{self.key(entry, devices)}.json"
+            for entry in entries
+        ]
+        views = [None if path is None else _read(path) for path in paths]
+        missing = [index for index, view in enumerate(views) if view is None]
+        computed = _compute_all([entries[index] for index in missing], devices)
+        for index, view in zip(missing, computed, strict=True):
+            views[index] = view
+            path = paths[index]
             if path is not None:
                 self._store(path, json.dumps(view, default=_fields))
-        return found
+        if self.folder is not None:
+            self._prune({path.name for path in paths if path is not None})
+        return {entry.id: view for entry, view in zip(entries, views, strict=True) if view}
 
     def _store(self, path: Path, text: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
+        """Write a view; a cache that cannot be written (a full disk, a file in the way) only
+        means the next build computes it again."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        except OSError:
+            return
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.replace(temporary, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+    def _prune(self, used: set[str]) -> None:
+        """Remove the views not in `used`: only files named as this cache names them, since
+        the folder is the user's to choose."""
+        assert self.folder is not None
+        with contextlib.suppress(OSError):
+            for stale in self.folder.glob("*.json"):
+                if stale.name not in used and _KEY_FILE.fullmatch(stale.name):
+                    with contextlib.suppress(OSError):
+                        stale.unlink()
 
 
 #: Below this many entries to evaluate, one process: an entry takes milliseconds here (sympy),
