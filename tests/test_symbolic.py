@@ -194,25 +194,35 @@ def test_rounding_and_logarithm_agree_with_float_evaluation(text: str, value: in
 
 
 powers = st.recursive(
-    st.sampled_from(["k", "2", "3", "1.25", "0.1", "0.5", "7"]),
+    st.sampled_from(["k", "2", "3", "1.25", "0.1", "0.5", "7", "1e300", "2.0"]),
     lambda inner: st.one_of(
         st.tuples(inner, st.sampled_from(["+", "-", "*", "/"]), inner).map(
             lambda t: f"({t[0]} {t[1]} {t[2]})"
         ),
         st.tuples(
-            inner, st.sampled_from(["2", "30", "70", "-70", "2000", "0.5", "(10 * 10)", "3 ** 7"])
+            inner,
+            st.sampled_from(["2", "5", "16", "30", "70", "-70", "900", "2000", "0.5", "(10 * 10)"]),
         ).map(lambda t: f"({t[0]}) ** ({t[1]})"),
-        inner.map(lambda x: f"sqrt({x})"),
+        st.tuples(st.sampled_from(["sqrt", "ceil", "floor", "log2"]), inner).map(
+            lambda t: f"{t[0]}({t[1]})"
+        ),
+        st.tuples(st.sampled_from(["min", "max"]), inner, inner).map(
+            lambda t: f"{t[0]}({t[1]}, {t[2]})"
+        ),
     ),
     max_leaves=4,
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(powers)
 def test_kb_check_refuses_every_power_the_symbolic_side_refuses(text: str) -> None:
     """KB408 reads power_problem; to_sympy is what kb eval and the site convert with."""
     formula = parse(text, frozenset({"k"}))
+    try:
+        evaluate(formula, {"k": 2.0})
+    except FormulaError:
+        return  # not a finite real number: kb check refuses it already (KB405)
     try:
         to_sympy(formula)
     except FormulaError as exc:
@@ -222,3 +232,24 @@ def test_kb_check_refuses_every_power_the_symbolic_side_refuses(text: str) -> No
 
     if refused:
         assert power_problem(formula) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1.25 ** 2000 / 1.25 ** 2000",  # finite as floats, 6,000 bits exactly
+        "k ** (10 * 10)",  # an exponent that is not a literal
+        "max(1.25 ** 1000, 2) ** 3",  # min and max give an exact argument as it is
+        "floor(2.0 ** 900) ** 5",  # floor of an exact power is an exact integer
+        "sqrt(2) ** 70",  # a root kept as an expression, past the symbolic exponent
+    ],
+)
+def test_kb_check_refuses_these_powers_as_the_symbolic_side_does(text: str) -> None:
+    formula = parse(text, frozenset({"k"}))
+    with pytest.raises(FormulaError) as refused:
+        to_sympy(formula)
+
+    found = power_problem(formula)
+
+    assert found is not None
+    assert (found.message, found.offset) == (refused.value.message, refused.value.offset)

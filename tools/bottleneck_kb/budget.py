@@ -15,7 +15,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
-from .formula import Formula, offset_of
+from .formula import FUNCTIONS, Formula, offset_of
 
 #: Highest polynomial degree, and most terms an expansion may have, of an intensity
 #: (FLOPs over bytes, so the two formulas' costs combine).
@@ -132,10 +132,13 @@ def ratio_cost(numerator: Formula, denominator: Formula) -> Cost:
 
 
 class _Constant(NamedTuple):
-    """The value sympy gives a part made of numbers only: exact (a Rational), or a Float."""
+    """The value sympy gives a part made of numbers only: exact (a Rational), or a Float.
+    `maybe_symbolic`: a function's result, which sympy may keep as an expression (`sqrt(2)`)
+    rather than as a number, so that the limits of both apply to a power of it."""
 
     value: Fraction | float
     exact: bool
+    maybe_symbolic: bool = False
 
 
 class PowerProblem(NamedTuple):
@@ -178,14 +181,15 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
     if isinstance(node, ast.Name):
         return None
     if isinstance(node, ast.Call):
-        for argument in node.args:
-            _constant(argument, text)  # for the powers inside
-        return None
+        arguments = [_constant(argument, text) for argument in node.args]  # powers inside too
+        if not isinstance(node.func, ast.Name) or None in arguments:
+            return None
+        return _called(node.func.id, [a for a in arguments if a is not None])
     if isinstance(node, ast.UnaryOp):
         inner = _constant(node.operand, text)
         if inner is None or not isinstance(node.op, ast.USub | ast.UAdd):
             return inner
-        return _Constant(-inner.value, inner.exact) if isinstance(node.op, ast.USub) else inner
+        return inner._replace(value=-inner.value) if isinstance(node.op, ast.USub) else inner
     if isinstance(node, ast.BinOp):
         left, right = _constant(node.left, text), _constant(node.right, text)
         if isinstance(node.op, ast.Pow):
@@ -196,10 +200,27 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
     return None
 
 
+def _called(name: str, arguments: list[_Constant]) -> _Constant | None:
+    """A function of numbers. min and max give one of their arguments, as it is (an exact
+    `1.25 ** 1000`). sympy keeps the results of others as exact numbers where it can
+    (`ceil(1e300)` is an integer of 997 bits) and as expressions elsewhere (`sqrt(2)`), so
+    both limits apply to a power of one, the bits counted from its value."""
+    try:
+        if len(arguments) > 1:  # min and max
+            chosen = {float(a.value): a for a in arguments}
+            return chosen[(min if name == "min" else max)(chosen)]
+        value = FUNCTIONS[name].impl(*(float(a.value) for a in arguments))
+    except (ArithmeticError, ValueError, KeyError):
+        return None  # outside the function's domain: the checks of values say where
+    if not math.isfinite(value):
+        return None
+    return _Constant(value, False, maybe_symbolic=True)
+
+
 def _arithmetic(op: ast.operator, left: _Constant, right: _Constant) -> _Constant | None:
     exact = left.exact and right.exact
-    a, b = (left.value, right.value) if exact else (float(left.value), float(right.value))
     try:
+        a, b = (left.value, right.value) if exact else (float(left.value), float(right.value))
         if isinstance(op, ast.Add):
             value = a + b
         elif isinstance(op, ast.Sub):
@@ -212,7 +233,7 @@ def _arithmetic(op: ast.operator, left: _Constant, right: _Constant) -> _Constan
             return None
     except (ZeroDivisionError, OverflowError):
         return None  # not a number sympy keeps; the checks of values say why
-    return _Constant(value, exact)
+    return _Constant(value, exact, left.maybe_symbolic or right.maybe_symbolic)
 
 
 def _power(
@@ -221,21 +242,36 @@ def _power(
     """`base ** exponent` as sympy's conversion sees it: refused where it refuses."""
     if exponent is None:
         return None
-    if base is None:
-        if not -MAX_SYMBOLIC_EXPONENT <= exponent.value <= MAX_SYMBOLIC_EXPONENT:
-            raise _Refused(
-                PowerProblem(
-                    f"exponent {_shown(exponent)} is too large for symbolic manipulation "
-                    f"(limit {MAX_SYMBOLIC_EXPONENT})",
-                    offset_of(text, node),
-                )
+    symbolic_base = base is None or base.maybe_symbolic
+    if symbolic_base and not -MAX_SYMBOLIC_EXPONENT <= exponent.value <= MAX_SYMBOLIC_EXPONENT:
+        raise _Refused(
+            PowerProblem(
+                f"exponent {_shown(exponent)} is too large for symbolic manipulation "
+                f"(limit {MAX_SYMBOLIC_EXPONENT})",
+                offset_of(text, node),
             )
+        )
+    if base is None:
         return None
-    if not (base.exact and exponent.exact):
-        return None  # floating-point powers are cheap whatever their size
+    if base.maybe_symbolic:  # sympy may hold it as an exact number as large as its value
+        width = math.ceil(abs(float(base.value))).bit_length()
+        _refuse_past(abs(float(exponent.value)) * width, text, node)
+        try:
+            return _Constant(math.pow(base.value, exponent.value), False, maybe_symbolic=True)
+        except (ArithmeticError, ValueError):
+            return None
     number, power = base.value, exponent.value
-    assert isinstance(number, Fraction) and isinstance(power, Fraction)
-    bits = abs(power) * max(number.numerator.bit_length(), number.denominator.bit_length())
+    if not (isinstance(number, Fraction) and isinstance(power, Fraction)):
+        return None  # floating-point powers are cheap whatever their size
+    _refuse_past(
+        abs(power) * max(number.numerator.bit_length(), number.denominator.bit_length()), text, node
+    )
+    if power.denominator != 1 or (number == 0 and power < 0):
+        return None  # a root, which sympy may keep as one; or a division by zero
+    return _Constant(number**power.numerator, True)
+
+
+def _refuse_past(bits: float | Fraction, text: str, node: ast.BinOp) -> None:
     if bits > MAX_EXACT_BITS:
         raise _Refused(
             PowerProblem(
@@ -243,9 +279,6 @@ def _power(
                 offset_of(text, node),
             )
         )
-    if power.denominator != 1 or (number == 0 and power < 0):
-        return None  # a root, which sympy may keep as one; or a division by zero
-    return _Constant(number**power.numerator, True)
 
 
 def _shown(constant: _Constant) -> str:
