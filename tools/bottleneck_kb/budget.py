@@ -67,15 +67,16 @@ def _cap(value: int) -> int:
 
 
 def _integer_exponent(node: ast.AST) -> int | None:
-    """The value of a literal whole-number exponent (`3`, `-2`, `2.0`), else None."""
-    sign = 1
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        sign = -1 if isinstance(node.op, ast.USub) else 1
-        node = node.operand
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
-        value = float(node.value)
-        if value.is_integer() and abs(value) < _CAP:
-            return sign * int(value)
+    """The value of a whole-number exponent made of numbers (`3`, `-2`, `2.0`, `8 * 8`,
+    `sqrt(4096)`: sympy works each out before it expands), else None; past every limit, the
+    cap."""
+    try:
+        found = _constant(node, "")
+        value = None if found is None else float(found.value)
+    except (_Refused, OverflowError):
+        return _CAP
+    if value is not None and value.is_integer():
+        return int(value) if abs(value) < _CAP else _CAP
     return None
 
 
@@ -196,7 +197,10 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
             return _power(left, right, text, node)
         if left is None or right is None:
             return None
-        return _arithmetic(node.op, left, right)
+        found = _arithmetic(node.op, left, right)
+        if found is not None and isinstance(found.value, Fraction):
+            _refuse_past(_width(found.value), text, node, "constant")
+        return found
     return None
 
 
@@ -254,28 +258,41 @@ def _power(
     if base is None:
         return None
     if base.maybe_symbolic:  # sympy may hold it as an exact number as large as its value
-        width = math.ceil(abs(float(base.value))).bit_length()
-        _refuse_past(abs(float(exponent.value)) * width, text, node)
+        _refuse_past(abs(float(exponent.value)) * _width(base.value), text, node)
         try:
             return _Constant(math.pow(base.value, exponent.value), False, maybe_symbolic=True)
         except (ArithmeticError, ValueError):
             return None
     number, power = base.value, exponent.value
+    if exponent.maybe_symbolic:  # sympy may hold the exponent as an exact number (ceil(5000.5))
+        _refuse_past(abs(float(power)) * _width(number), text, node)
+        try:
+            return _Constant(math.pow(float(number), float(power)), False, maybe_symbolic=True)
+        except (ArithmeticError, ValueError):
+            return None
     if not (isinstance(number, Fraction) and isinstance(power, Fraction)):
         return None  # floating-point powers are cheap whatever their size
-    _refuse_past(
-        abs(power) * max(number.numerator.bit_length(), number.denominator.bit_length()), text, node
-    )
+    _refuse_past(abs(power) * _width(number), text, node)
     if power.denominator != 1 or (number == 0 and power < 0):
         return None  # a root, which sympy may keep as one; or a division by zero
     return _Constant(number**power.numerator, True)
 
 
-def _refuse_past(bits: float | Fraction, text: str, node: ast.BinOp) -> None:
+def _width(value: Fraction | float) -> int:
+    """Bits of an exact number: of its numerator or denominator; for a float that sympy may
+    hold exactly, of its whole part."""
+    if isinstance(value, Fraction):
+        return max(value.numerator.bit_length(), value.denominator.bit_length())
+    return math.ceil(abs(value)).bit_length()
+
+
+def _refuse_past(
+    bits: float | Fraction, text: str, node: ast.BinOp, what: str = "constant power"
+) -> None:
     if bits > MAX_EXACT_BITS:
         raise _Refused(
             PowerProblem(
-                f"constant power is too large to compute exactly (about {int(bits)} bits)",
+                f"{what} is too large to compute exactly (about {int(bits)} bits)",
                 offset_of(text, node),
             )
         )

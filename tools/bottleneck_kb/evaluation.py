@@ -303,5 +303,7 @@ def sweep(lo: float, hi: float) -> list[float]:
 
 def _midpoint(left: float, right: float) -> float:
     if left > 0 and right / left > 4:
-        return math.sqrt(left * right)
+        # The geometric mean, as a product of roots: left * right overflows past 1e154 and
+        # underflows to 0 below 1e-162, and a midpoint outside the range is evaluated there.
+        return math.sqrt(left) * math.sqrt(right)
     return left + (right - left) / 2
