@@ -236,3 +236,27 @@ def test_the_whole_catalog_is_sorted_by_lower_bound_and_verdicts_grouped(
         r.device for r in evaluation.results
     )
     assert all(r.device in grouped[r.verdict] for r in evaluation.results)
+
+
+@pytest.mark.parametrize(
+    ("flops", "bounds"),
+    [
+        ("2 * N * B * 1e-200", (1.0, 1.0e300)),  # flips near 1e200: left * right overflowed
+        ("2 * N * B * 1e200", (1.0e-300, 1.0)),  # flips near 1e-200: it underflowed to 0
+    ],
+)
+def test_a_crossover_across_hundreds_of_decades_is_found(
+    kb_root: Path, flops: str, bounds: tuple[float, float]
+) -> None:
+    entry_file = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    text = entry_file.read_text("utf-8").replace("flops: 2 * B * N", f"flops: {flops}")
+    entry_file.write_text(text.replace("range: [1, 1024]", f"range: [{bounds[0]}, {bounds[1]}]"))
+    kb = KnowledgeBase.load(kb_root)
+    (entry,) = kb.entries
+    formulas, _ = parse_formulas(entry)
+    assert formulas is not None
+
+    found = crossovers(entry, formulas, list(kb.catalog.devices.values()), "B")
+
+    assert found is not None
+    assert all(c.at is not None and bounds[0] < c.at < bounds[1] for c in found)

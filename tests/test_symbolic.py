@@ -10,7 +10,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bottleneck_kb.budget import power_problem
+from bottleneck_kb.budget import power_problem, ratio_cost
 from bottleneck_kb.formula import FormulaError, evaluate, parse
 from bottleneck_kb.symbolic import intensity, render_intensity, to_latex, to_mathml, to_sympy
 
@@ -242,6 +242,8 @@ def test_kb_check_refuses_every_power_the_symbolic_side_refuses(text: str) -> No
         "max(1.25 ** 1000, 2) ** 3",  # min and max give an exact argument as it is
         "floor(2.0 ** 900) ** 5",  # floor of an exact power is an exact integer
         "sqrt(2) ** 70",  # a root kept as an expression, past the symbolic exponent
+        "k * (1/2) ** ceil(5000.5)",  # an exponent a function works out exactly
+        "k ** sqrt(10000)",
     ],
 )
 def test_kb_check_refuses_these_powers_as_the_symbolic_side_does(text: str) -> None:
@@ -253,3 +255,22 @@ def test_kb_check_refuses_these_powers_as_the_symbolic_side_does(text: str) -> N
 
     assert found is not None
     assert (found.message, found.offset) == (refused.value.message, refused.value.offset)
+
+
+def test_a_product_of_exact_constants_past_the_limit_is_refused() -> None:
+    """Each power is within the limit; sympy multiplies them into a number too long to print."""
+    formula = parse("2 * k + " + " * ".join(["(1/10) ** 1000"] * 5), frozenset({"k"}))
+
+    found = power_problem(formula)
+
+    assert found is not None
+    assert found.message == "constant is too large to compute exactly (about 6644 bits)"
+
+
+@pytest.mark.parametrize("exponent", ["8 * 8", "sqrt(4096)", "(2 ** 6)"])
+def test_an_exponent_made_of_numbers_counts_in_the_degree_budget(exponent: str) -> None:
+    """(a + b + c + 1) ** 64 took kb eval past a minute; written `** (8 * 8)` it passed."""
+    declared = frozenset({"a", "b", "c"})
+    cost = ratio_cost(parse(f"(a + b + c + 1) ** ({exponent})", declared), parse("a", declared))
+
+    assert (cost.degree, cost.within()) == (65, False)
