@@ -260,3 +260,22 @@ def test_a_crossover_across_hundreds_of_decades_is_found(
 
     assert found is not None
     assert all(c.at is not None and bounds[0] < c.at < bounds[1] for c in found)
+
+
+def test_a_workaround_time_that_rounds_to_zero_is_a_located_error(kb_root: Path) -> None:
+    """It was a ZeroDivisionError (an internal error of kb eval and the site), and a bytes
+    count of 1e-300 gave an infinite speedup."""
+    entry_file = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    model = '  - title: W\n    description: D.\n    model: {flops: "0", bytes: "5e-324"}\n'
+    text = entry_file.read_text("utf-8").replace("workarounds: []\n", f"workarounds:\n{model}")
+    entry_file.write_text(text, encoding="utf-8")
+    kb = KnowledgeBase.load(kb_root)
+    (entry,) = kb.entries
+
+    with pytest.raises(EvaluationError) as refused:
+        evaluate_entry(entry, kb.catalog.devices)
+
+    model_of = entry.workarounds[0].model
+    assert model_of is not None
+    assert refused.value.message.startswith("the workaround's modeled time (")
+    assert refused.value.where is model_of.bytes

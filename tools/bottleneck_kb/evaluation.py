@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .errors import BadRequest, KBError
-from .model import Check, Device, Entry
+from .model import Check, Device, Entry, WrittenFormula
 from .numbers import format_seconds, number
 from .roofline import (
     DATASHEET,
@@ -191,13 +191,17 @@ def evaluate_entry(
             d.id: evaluate(entry, formulas, d, overrides, workaround=index, basis=basis)
             for d in devices
         }
+        where = workaround.model.bytes or entry.intensity.bytes
         effects.append(
             WorkaroundEffect(
                 workaround.title,
                 workaround.reported,
                 modeled,
-                {r.device: r.time / modeled[r.device].time for r in results},
-                {r.device: r.bytes / modeled[r.device].bytes for r in results},
+                {r.device: _ratio(r.time, modeled[r.device].time, "time", where) for r in results},
+                {
+                    r.device: _ratio(r.bytes, modeled[r.device].bytes, "bytes", where)
+                    for r in results
+                },
             )
         )
     outcomes = [
@@ -299,6 +303,19 @@ def sweep(lo: float, hi: float) -> list[float]:
         step = (hi - lo) / (CROSSOVER_SAMPLES - 1)
         inner = [lo + step * i for i in range(1, CROSSOVER_SAMPLES - 1)]
     return [lo, *(min(max(x, lo), hi) for x in inner), hi]
+
+
+def _ratio(base: float, modeled: float, what: str, where: WrittenFormula) -> float:
+    """How many times less a workaround's `what` is; a located error where that is no number
+    (a modeled time that rounds to 0 s, or a ratio past the largest float)."""
+    ratio = base / modeled if modeled > 0 else math.inf
+    if not math.isfinite(ratio):
+        raise EvaluationError(
+            f"the workaround's modeled {what} ({modeled:.3g}) is too small against the "
+            f"entry's ({base:.3g}) for their ratio to be a number",
+            where,
+        )
+    return ratio
 
 
 def _midpoint(left: float, right: float) -> float:
