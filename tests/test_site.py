@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html.parser
 import json
+import math
 import posixpath
 import re
 import shutil
@@ -352,6 +353,23 @@ def test_code_in_entry_text_stays_code(built: Path) -> None:
     shown = "".join(Elements(notes).text)
     assert '```\n[link](javascript:alert(1))\n--8<-- "README.md"\n\n!!! note' in shown
     assert [t for t, _ in Elements(notes).tags] == ["p", "pre", "code", "p"]
+
+
+def test_a_chart_across_six_hundred_decades_has_finite_points(kb_root: Path) -> None:
+    entry_file = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    text = entry_file.read_text("utf-8").replace("range: [1, 1024]", "range: [1.0e-300, 1.0e+300]")
+    entry_file.write_text(text.replace("2 * B * N", "2 * N * sqrt(sqrt(B))"), encoding="utf-8")
+    assert check(kb_root).diagnostics == []
+    kb = KnowledgeBase.load(kb_root)
+    (entry,) = kb.entries
+
+    view = compute_view(entry, list(kb.catalog.devices.values()))
+
+    assert view.error is None and view.sweep is not None
+    assert view.sweep.log and len(view.sweep.points) == 48
+    xs = [x for x, _ in view.sweep.points]
+    assert all(math.isfinite(x) for x in xs) and xs == sorted(xs)
+    assert math.isclose(xs[0], 1.0e-300) and math.isclose(xs[-1], 1.0e300)
 
 
 def test_the_build_warns_of_what_kb_check_finds_and_strict_fails(

@@ -129,10 +129,12 @@ def _sweep(
 ) -> Sweep | None:
     lo, hi = bounds
     log = lo > 0 and hi / lo >= 100  # spans decades
-    step = (math.log(hi / lo) if log else hi - lo) / (SWEEP_POINTS - 1)
+    # Logarithms apart: hi / lo overflows across more than 308 decades.
+    step = (math.log(hi) - math.log(lo) if log else hi - lo) / (SWEEP_POINTS - 1)
     points = []
     for i in range(SWEEP_POINTS):
-        x = lo * math.exp(step * i) if log else lo + step * i
+        # Clamped: the logarithms round, and a point outside the range is outside its domain.
+        x = min(hi, max(lo, math.exp(math.log(lo) + step * i))) if log else lo + step * i
         try:
             done = work(entry, formulas, {symbol: x})
         except EvaluationError:
