@@ -142,14 +142,16 @@ class _Constant(NamedTuple):
     maybe_symbolic: bool = False
 
 
-class PowerProblem(NamedTuple):
-    """A power the symbolic side refuses: what is wrong, and where in the formula's text."""
+class SymbolicProblem(NamedTuple):
+    """A part of a formula the symbolic side refuses, or cannot do in bounded time: what is
+    wrong, and where in the formula's text."""
 
     message: str
     offset: int
+    hint: str = "write the power out as a number, or leave it out where it cancels"
 
 
-def power_problem(formula: Formula) -> PowerProblem | None:
+def power_problem(formula: Formula) -> SymbolicProblem | None:
     """The first power in `formula` that converting it for sympy refuses (symbolic.to_sympy
     checks the same while converting): an exact constant power of more than MAX_EXACT_BITS
     bits (`1.25 ** 2000`), or an exponent past MAX_SYMBOLIC_EXPONENT on a base that is not a
@@ -165,7 +167,7 @@ def power_problem(formula: Formula) -> PowerProblem | None:
 
 
 class _Refused(Exception):
-    def __init__(self, problem: PowerProblem) -> None:
+    def __init__(self, problem: SymbolicProblem) -> None:
         super().__init__(problem.message)
         self.problem = problem
 
@@ -249,7 +251,7 @@ def _power(
     symbolic_base = base is None or base.maybe_symbolic
     if symbolic_base and not -MAX_SYMBOLIC_EXPONENT <= exponent.value <= MAX_SYMBOLIC_EXPONENT:
         raise _Refused(
-            PowerProblem(
+            SymbolicProblem(
                 f"exponent {_shown(exponent)} is too large for symbolic manipulation "
                 f"(limit {MAX_SYMBOLIC_EXPONENT})",
                 offset_of(text, node),
@@ -291,7 +293,7 @@ def _refuse_past(
 ) -> None:
     if bits > MAX_EXACT_BITS:
         raise _Refused(
-            PowerProblem(
+            SymbolicProblem(
                 f"{what} is too large to compute exactly (about {int(bits)} bits)",
                 offset_of(text, node),
             )
@@ -303,3 +305,39 @@ def _shown(constant: _Constant) -> str:
     if isinstance(value, Fraction) and value.denominator == 1:
         return str(value.numerator)
     return f"{float(value):g}"
+
+
+def choice_problem(formula: Formula) -> SymbolicProblem | None:
+    """The first min or max in `formula` with more than MAX_CHOICES arguments once the ones
+    of the same kind inside it are joined, as sympy joins `max(a, max(b, c))` into one and
+    compares every pair: 40 nested maxes of two arguments each took kb eval 20 s."""
+    if "min(" not in formula.text and "max(" not in formula.text:
+        return None
+    for node in ast.walk(formula.tree):
+        if not (isinstance(node, ast.Call) and len(node.args) > 1):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else ""
+        joined = _joined(node, name)
+        if len(joined) > MAX_CHOICES:
+            return SymbolicProblem(
+                f"{name} has {len(joined)} arguments, counting those of each {name} inside it "
+                f"(at most {MAX_CHOICES})",
+                offset_of(formula.text, node),
+                f"leave out the arguments that never win, or write {name} of fewer",
+            )
+    return None
+
+
+def _joined(node: ast.Call, name: str) -> list[ast.expr]:
+    """The arguments of `node`, with those of the calls of `name` inside it in their place."""
+    found: list[ast.expr] = []
+    for argument in node.args:
+        if (
+            isinstance(argument, ast.Call)
+            and isinstance(argument.func, ast.Name)
+            and argument.func.id == name
+        ):
+            found += _joined(argument, name)
+        else:
+            found.append(argument)
+    return found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..budget import cost, power_problem, ratio_cost
+from ..budget import choice_problem, cost, power_problem, ratio_cost
 from ..diagnostics import Diagnostic
 from ..model import Entry, Located
 from ..numbers import number
@@ -206,7 +206,8 @@ def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnosti
 
     ## What it checks
     FLOPs over bytes (for the entry and each workaround) expands to a polynomial of degree at
-    most 16 and at most 256 terms, and no min or max has more than 4 arguments. No power of
+    most 16 and at most 256 terms, and no min or max has more than 4 arguments (nested ones of
+    the same kind count together, as sympy joins them). No power of
     numbers is past 4,096 bits exactly (`1.25 ** 2000` is), and no exponent past 64 stands
     on a base that is not a number. The budget is counted on the formula, not timed, so it is
     the same on every machine.
@@ -245,12 +246,12 @@ def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnosti
             if id(written) in seen:
                 continue
             seen.add(id(written))
-            problem = power_problem(parsed)
+            problem = power_problem(parsed) or choice_problem(parsed)
             if problem is not None:
                 yield written.where.error(
                     SYMBOLIC_BUDGET,
                     f"the formula cannot be simplified and typeset: {problem.message}",
-                    "write the power out as a number, or leave it out where it cancels",
+                    problem.hint,
                     offset=problem.offset,
                 )
         found = ratio_cost(flops, bytes_)
