@@ -274,3 +274,12 @@ def test_an_exponent_made_of_numbers_counts_in_the_degree_budget(exponent: str) 
     cost = ratio_cost(parse(f"(a + b + c + 1) ** ({exponent})", declared), parse("a", declared))
 
     assert (cost.degree, cost.within()) == (65, False)
+
+
+def test_an_intensity_past_sympys_precision_is_a_formula_error() -> None:
+    """sympy's PrecisionExhausted was an internal error of kb eval and the site."""
+    names = frozenset({"B"})
+    bytes_ = parse("2 + B + ceil((1e16 * 3 ** (1/3)) ** 8)", names)
+
+    with pytest.raises(FormulaError, match="past the precision sympy can reach"):
+        intensity(parse("2 * B", names), bytes_)

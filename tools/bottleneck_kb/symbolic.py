@@ -151,9 +151,15 @@ def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
     if not ratio_cost(flops, bytes_).within():
         raise FormulaError("intensity is past the symbolic budget (kb check refuses it)")
     denominator = to_sympy(bytes_)
-    if denominator.is_zero:
-        raise FormulaError("byte count is identically zero, so intensity is undefined")
-    ratio = sympy.cancel(sympy.together(to_sympy(flops) / denominator))
+    try:
+        if denominator.is_zero:
+            raise FormulaError("byte count is identically zero, so intensity is undefined")
+        ratio = sympy.cancel(sympy.together(to_sympy(flops) / denominator))
+    except ArithmeticError:  # sympy's PrecisionExhausted: `ceil` of a huge irrational number
+        raise FormulaError(
+            "the intensity cannot be worked out exactly: a part of it is past the precision "
+            "sympy can reach"
+        ) from None
     # Rebuilding a Min or Max compares its arguments pairwise under assumptions, and taking
     # the common factors out of a long sum costs several times cancelling it: past a few
     # dozen operations, or with a choice inside, the cancelled form is what a reader gets.
