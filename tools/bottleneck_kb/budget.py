@@ -15,7 +15,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
-from .formula import FUNCTIONS, Formula, offset_of
+from .formula import FUNCTIONS, Formula, FormulaError, evaluate, offset_of, parse
 
 #: Highest polynomial degree, and most terms an expansion may have, of an intensity
 #: (FLOPs over bytes, so the two formulas' costs combine).
@@ -196,7 +196,7 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
     if isinstance(node, ast.BinOp):
         left, right = _constant(node.left, text), _constant(node.right, text)
         if isinstance(node.op, ast.Pow):
-            return _power(left, right, text, node)
+            return _power(left, right if right else _probed(node.right, text), text, node)
         if left is None or right is None:
             return None
         found = _arithmetic(node.op, left, right)
@@ -204,6 +204,32 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
             _refuse_past(_width(found.value), text, node, "constant")
         return found
     return None
+
+
+#: Values the symbols of an exponent take in turn: the same result at each means sympy
+#: may cancel the symbols (`B - B + 100` is 100), as it does before it checks the power.
+_PROBES = (1.37, 2.91, 5.23)
+
+
+def _probed(node: ast.expr, text: str) -> _Constant | None:
+    """An exponent with symbols that gives one value wherever they are (positive, as sympy
+    takes them), as a number sympy may hold; None if it varies or cannot be evaluated."""
+    part = ast.get_source_segment(text, node)
+    names = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - set(FUNCTIONS))
+    if not part or not names:
+        return None
+    try:
+        program = parse(part, frozenset(names))
+        # To nine digits: what sympy cancels exactly, floats may miss by a rounding.
+        found = {
+            float(f"{evaluate(program, {n: probe + i / 7 for i, n in enumerate(names)}):.9g}")
+            for probe in _PROBES
+        }
+    except FormulaError:
+        return None
+    if len(found) != 1:
+        return None
+    return _Constant(found.pop(), False, maybe_symbolic=True)
 
 
 def _called(name: str, arguments: list[_Constant]) -> _Constant | None:
@@ -268,6 +294,8 @@ def _power(
     number, power = base.value, exponent.value
     if exponent.maybe_symbolic:  # sympy may hold the exponent as an exact number (ceil(5000.5))
         _refuse_past(abs(float(power)) * _width(number), text, node)
+        if isinstance(number, Fraction) and float(power).is_integer() and number:
+            return _Constant(number ** int(power), True)  # within the limit: cheap, and exact
         try:
             return _Constant(math.pow(float(number), float(power)), False, maybe_symbolic=True)
         except (ArithmeticError, ValueError):
