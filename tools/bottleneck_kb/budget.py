@@ -134,8 +134,9 @@ def ratio_cost(numerator: Formula, denominator: Formula) -> Cost:
 
 class _Constant(NamedTuple):
     """The value sympy gives a part made of numbers only: exact (a Rational), or a Float.
-    `maybe_symbolic`: a function's result, which sympy may keep as an expression (`sqrt(2)`)
-    rather than as a number, so that the limits of both apply to a power of it."""
+    `maybe_symbolic`: a function's result or an exponent whose symbols cancel, known only as
+    a float, which sympy may keep as an expression (`sqrt(2)`) rather than as a number: the
+    limits of both apply to a power of it."""
 
     value: Fraction | float
     exact: bool
@@ -155,8 +156,9 @@ def power_problem(formula: Formula) -> SymbolicProblem | None:
     """The first power in `formula` that converting it for sympy refuses (symbolic.to_sympy
     checks the same while converting): an exact constant power of more than MAX_EXACT_BITS
     bits (`1.25 ** 2000`), or an exponent past MAX_SYMBOLIC_EXPONENT on a base that is not a
-    number (`k ** (10 * 10)`). The degree budget alone lets both through: a constant has no
-    degree, and an exponent that is not a literal is counted as an opaque symbol."""
+    number (`k ** (10 * 10)`), with constants followed through arithmetic, functions and
+    exponents whose symbols cancel. The degree budget alone lets these through: a constant
+    has no degree."""
     if "**" not in formula.text:
         return None
     try:
@@ -196,7 +198,8 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
     if isinstance(node, ast.BinOp):
         left, right = _constant(node.left, text), _constant(node.right, text)
         if isinstance(node.op, ast.Pow):
-            return _power(left, right if right else _probed(node.right, text), text, node)
+            exponent = right if right is not None else _probed(node.right, text)
+            return _power(left, exponent, text, node)
         if left is None or right is None:
             return None
         found = _arithmetic(node.op, left, right)
