@@ -133,13 +133,13 @@ def ratio_cost(numerator: Formula, denominator: Formula) -> Cost:
 
 
 class _Constant(NamedTuple):
-    """The value sympy gives a part made of numbers only: exact (a Rational), or a Float.
+    """The value sympy gives a part made of numbers only: exact (a Fraction, as sympy holds a
+    Rational), or a float (a sympy Float).
     `maybe_symbolic`: a function's result or an exponent whose symbols cancel, known only as
     a float, which sympy may keep as an expression (`sqrt(2)`) rather than as a number: the
     limits of both apply to a power of it."""
 
     value: Fraction | float
-    exact: bool
     maybe_symbolic: bool = False
 
 
@@ -182,7 +182,7 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
         value = node.value
         # As symbolic._number: a float stays exact when it is exactly the decimal it prints as.
         exact = isinstance(value, int) or Fraction(repr(value)) == Fraction(value)
-        return _Constant(Fraction(value) if exact else float(value), exact)
+        return _Constant(Fraction(value) if exact else float(value))
     if isinstance(node, ast.Name):
         return None
     if isinstance(node, ast.Call):
@@ -232,7 +232,7 @@ def _probed(node: ast.expr, text: str) -> _Constant | None:
         return None
     if len(found) != 1:
         return None
-    return _Constant(found.pop(), False, maybe_symbolic=True)
+    return _Constant(found.pop(), maybe_symbolic=True)
 
 
 def _called(name: str, arguments: list[_Constant]) -> _Constant | None:
@@ -249,13 +249,14 @@ def _called(name: str, arguments: list[_Constant]) -> _Constant | None:
         return None  # outside the function's domain: the checks of values say where
     if not math.isfinite(value):
         return None
-    return _Constant(value, False, maybe_symbolic=True)
+    return _Constant(value, maybe_symbolic=True)
 
 
 def _arithmetic(op: ast.operator, left: _Constant, right: _Constant) -> _Constant | None:
-    exact = left.exact and right.exact
+    a, b = left.value, right.value
     try:
-        a, b = (left.value, right.value) if exact else (float(left.value), float(right.value))
+        if not (isinstance(a, Fraction) and isinstance(b, Fraction)):
+            a, b = float(a), float(b)  # a Float makes the result a Float, as in sympy
         if isinstance(op, ast.Add):
             value = a + b
         elif isinstance(op, ast.Sub):
@@ -268,7 +269,7 @@ def _arithmetic(op: ast.operator, left: _Constant, right: _Constant) -> _Constan
             return None
     except (ZeroDivisionError, OverflowError):
         return None  # not a number sympy keeps; the checks of values say why
-    return _Constant(value, exact, left.maybe_symbolic or right.maybe_symbolic)
+    return _Constant(value, left.maybe_symbolic or right.maybe_symbolic)
 
 
 def _power(
@@ -288,19 +289,15 @@ def _power(
         )
     if base is None:
         return None
-    if base.maybe_symbolic:  # sympy may hold it as an exact number as large as its value
-        _refuse_past(abs(float(exponent.value)) * _width(base.value), text, node)
-        try:
-            return _Constant(math.pow(base.value, exponent.value), False, maybe_symbolic=True)
-        except (ArithmeticError, ValueError):
-            return None
     number, power = base.value, exponent.value
-    if exponent.maybe_symbolic:  # sympy may hold the exponent as an exact number (ceil(5000.5))
+    if base.maybe_symbolic or exponent.maybe_symbolic:
+        # Known only as a float, which sympy may hold as an exact number (`ceil(1e300)`,
+        # `ceil(5000.5)`): as many bits as its value has.
         _refuse_past(abs(float(power)) * _width(number), text, node)
-        if isinstance(number, Fraction) and float(power).is_integer() and number:
-            return _Constant(number ** int(power), True)  # within the limit: cheap, and exact
+        if isinstance(number, Fraction) and number and float(power).is_integer():
+            return _Constant(number ** int(power))  # within the limit: cheap, and exact
         try:
-            return _Constant(math.pow(float(number), float(power)), False, maybe_symbolic=True)
+            return _Constant(math.pow(float(number), float(power)), maybe_symbolic=True)
         except (ArithmeticError, ValueError):
             return None
     if not (isinstance(number, Fraction) and isinstance(power, Fraction)):
@@ -308,7 +305,7 @@ def _power(
     _refuse_past(abs(power) * _width(number), text, node)
     if power.denominator != 1 or (number == 0 and power < 0):
         return None  # a root, which sympy may keep as one; or a division by zero
-    return _Constant(number**power.numerator, True)
+    return _Constant(number**power.numerator)
 
 
 def _width(value: Fraction | float) -> int:
