@@ -5,7 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from bottleneck_kb.check import check, check_read
+import pytest
+
+from bottleneck_kb.check import EntryChecks, check, check_read
+from bottleneck_kb.diagnostics import INTERNAL
 from bottleneck_kb.kb import KnowledgeBase
 
 from .conftest import FIXTURES, copy_repository
@@ -37,3 +40,20 @@ def test_on_the_repository_it_finds_nothing(tmp_path: Path) -> None:
     root = copy_repository(tmp_path / "kb")
 
     assert check_read(KnowledgeBase.load(root)).diagnostics == []
+
+
+def test_a_rule_that_breaks_on_an_entry_is_an_internal_error_there_as_in_kb_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_repository(tmp_path / "kb")
+    kb = KnowledgeBase.load(root)
+
+    def broken(self: EntryChecks, entry: object) -> list[object]:
+        raise RuntimeError("a rule nobody foresaw failing")
+
+    monkeypatch.setattr(EntryChecks, "__call__", broken)
+    found = check_read(kb).diagnostics
+
+    assert found == check(root, jobs=1).diagnostics
+    assert len(found) == len(kb.entries)
+    assert {d.code for d in found} == {INTERNAL}

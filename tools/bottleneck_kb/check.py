@@ -252,8 +252,13 @@ def check_read(kb: KnowledgeBase) -> CheckResult:
         published = schemas.published(kb.root)
         diagnostics = [*kb.diagnostics, *_device_findings(catalog, None, published)]
         checks = EntryChecks.of(catalog, None, published)
-        for entry in kb.entries:
-            diagnostics += checks(entry)
+        read = {kb.root / entry.path: entry for entry in kb.entries}
+
+        def check_entry(path: Path, _: Path) -> tuple[None, list[Diagnostic]]:
+            return None, checks(read[path])
+
+        for path in read:  # a rule's surprise on one entry is said, as kb check says it
+            diagnostics += guarded(check_entry, path, kb.root)[1]
         summaries = [summarize(entry) for entry in kb.entries]
         files = discover(kb.root, ENTRIES)  # a walk of the folders: no file is read again
         ids = entry_ids(files, kb.root)

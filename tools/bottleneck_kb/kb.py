@@ -275,8 +275,12 @@ def named_files(
     A named path that does not exist, or that leads out of the repository, is reported
     rather than silently ignored or read (or, by `kb fmt`, written).
     """
-    if paths is None:
+
+    def every() -> list[Path]:
         return [path for folder in folders for path in discover(root, folder, diagnostics)]
+
+    if paths is None:
+        return every()
     chosen: list[Path] = []
     top = os.path.realpath(root)
     hardware = Path(top, HARDWARE)
@@ -288,7 +292,7 @@ def named_files(
             continue
         elif path.is_dir() and not path.is_symlink():
             if str(real) == top:  # the whole repository
-                chosen += [p for folder in folders for p in discover(root, folder, diagnostics)]
+                chosen += every()
             else:
                 chosen += _walk(root, path, real.is_relative_to(hardware), diagnostics)
         elif path.exists() or path.is_symlink():

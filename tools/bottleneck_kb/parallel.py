@@ -1,6 +1,6 @@
 """Work shared among forked processes, the calling process one of them.
 
-`kb check` and the site cut their work into spans of items. Each process claims the next
+`kb check`, `kb fmt` and the site cut their work into spans of items. Each process claims the next
 span until none is left, so a process slowed down by a busy machine takes fewer; the children
 send their results once, at the end, and the caller keeps its own. The caller working too,
 instead of waiting on a pool's threads, leaves both cores of a two-core machine to the work.
