@@ -12,7 +12,17 @@ from hypothesis import strategies as st
 
 from bottleneck_kb.budget import power_problem, ratio_cost
 from bottleneck_kb.formula import FormulaError, evaluate, parse
-from bottleneck_kb.symbolic import intensity, render_intensity, to_latex, to_mathml, to_sympy
+from bottleneck_kb.symbolic import (
+    Max,
+    Min,
+    ceiling,
+    floor,
+    intensity,
+    render_intensity,
+    to_latex,
+    to_mathml,
+    to_sympy,
+)
 
 DECLARED = frozenset({"k", "d", "V", "q", "s", "N_d", "B"})
 k, d, V, q, s, N_d, B = (
@@ -96,10 +106,10 @@ def test_intensity_of_zero_bytes_is_an_error() -> None:
         ("-k + +d", d - k),
         ("k ** 2", k**2),
         ("2 ** 30", sympy.Integer(2**30)),
-        ("min(k, d)", sympy.Min(k, d)),
-        ("max(k, d, 3)", sympy.Max(k, d, 3)),
-        ("ceil(k / 2)", sympy.ceiling(k / 2)),
-        ("floor(k / 2)", sympy.floor(k / 2)),
+        ("min(k, d)", Min(k, d)),
+        ("max(k, d, 3)", Max(k, d, 3)),
+        ("ceil(k / 2)", ceiling(k / 2)),
+        ("floor(k / 2)", floor(k / 2)),
         ("log2(k)", sympy.log(k, 2)),
         ("sqrt(N_d)", sympy.sqrt(N_d)),
     ],
@@ -292,10 +302,51 @@ def test_an_exponent_made_of_numbers_counts_in_the_degree_budget(exponent: str) 
     assert (cost.degree, cost.within()) == (65, False)
 
 
-def test_an_intensity_past_sympys_precision_is_a_formula_error() -> None:
-    """sympy's PrecisionExhausted was an internal error of kb eval and the site."""
+def test_a_ceil_of_a_constant_past_sympys_precision_stays_as_written() -> None:
+    """sympy's ceiling worked the constant out to ever more digits and gave up: kb check
+    accepted the entry and kb eval refused it."""
     names = frozenset({"B"})
     bytes_ = parse("2 + B + ceil((1e16 * 3 ** (1/3)) ** 8)", names)
 
-    with pytest.raises(FormulaError, match="past the precision sympy can reach"):
-        intensity(parse("2 * B", names), bytes_)
+    result = intensity(parse("2 * B", names), bytes_)
+
+    constant = 9 * sympy.Integer(10) ** 128 * sympy.Integer(3) ** sympy.Rational(2, 3)
+    assert result == 2 * B / (B + 2 + ceiling(constant))
+    assert r"\left\lceil{" in to_latex(result)
+
+
+def test_a_max_is_simplified_without_comparing_what_is_not_a_number() -> None:
+    """sympy's Max compared `(B + 1e-300) / B**8` with 1 under B's assumptions, isolating the
+    real roots of a polynomial whose coefficients have a thousand bits: minutes of kb eval on
+    an entry kb check accepted."""
+    names = frozenset({"B"})
+    result = intensity(parse("1", names), parse("max((B + 1e-300) / B ** 8, 1)", names))
+
+    assert str(result) == "1/Max(1, B**(-7) + 1.0e-300/B**8)"
+
+
+@pytest.mark.parametrize(
+    ("built", "expected"),
+    [
+        (Max(B, B + 1), "Max(B, B + 1)"),  # sympy's Max gives B + 1, comparing them
+        (Max(k, B), "Max(B, k)"),  # one order, so that max(a, b) cancels max(b, a)
+        (Max(B, Max(k, 1), 2), "Max(2, B, k)"),  # joined, and the numbers compared
+        (Min(B, 3, sympy.Rational(5, 2), B), "Min(5/2, B)"),
+        (Max(sympy.Rational(1, 3), sympy.Float(0.25)), "1/3"),
+        (Max(k, k), "k"),
+        (ceiling(sympy.Rational(7, 2)), "4"),
+        (floor(sympy.Float(2.5)), "2"),
+        (ceiling(k + 1), "ceiling(k + 1)"),  # sympy's gives ceiling(k) + 1, asking if k is whole
+        (floor(sympy.sqrt(2) * 10**20), "floor(100000000000000000000*sqrt(2))"),
+    ],
+)
+def test_choices_and_roundings_work_out_numbers_alone(built: sympy.Expr, expected: str) -> None:
+    assert str(built) == expected
+
+
+def test_choices_and_roundings_print_as_sympys_do() -> None:
+    assert to_latex(Max(k, d) / ceiling(k / 2)) == sympy.latex(
+        sympy.Max(k, d) / sympy.ceiling(k / 2)
+    )
+    assert to_mathml(Min(k, d) / floor(d)) == to_mathml(sympy.Min(k, d) / sympy.floor(d))
+    assert str(Min(k, d) / floor(d)) == str(sympy.Min(k, d) / sympy.floor(d))

@@ -22,9 +22,6 @@ from .formula import FUNCTIONS, Formula, FormulaError, evaluate, offset_of, pars
 MAX_DEGREE = 16
 MAX_TERMS = 256
 
-#: Most arguments of one min or max: sympy compares them pairwise when it builds one.
-MAX_CHOICES = 4
-
 #: Largest exact constant power, in bits of its result, that sympy is let compute: it computes
 #: them eagerly, so `9**9**9` would be a number of hundreds of millions of digits.
 MAX_EXACT_BITS = 4096
@@ -48,8 +45,6 @@ class Cost(NamedTuple):
 
     def excess(self) -> str:
         """What is past the budget, in words."""
-        if self.degree == self.terms == _CAP:
-            return f"a min or max has more than {MAX_CHOICES} arguments"
         return (
             f"its expansion may reach degree {self.degree:,} and {self.terms:,} terms "
             f"(at most {MAX_DEGREE} and {MAX_TERMS})"
@@ -104,11 +99,6 @@ def _cost(node: ast.AST) -> Cost:
         # Products and quotients: over a common denominator, terms multiply.
         return Cost(_cap(left.degree + right.degree), _cap(left.terms * right.terms))
     if isinstance(node, ast.Call):
-        if len(node.args) > MAX_CHOICES:
-            return _PAST
-        if len(node.args) > 1:  # min and max: as many pieces as arguments, like a sum
-            parts = [_cost(argument) for argument in node.args]
-            return Cost(max(p.degree for p in parts), _cap(sum(p.terms for p in parts)))
         return _opaque(*node.args)
     return _PAST  # unreachable for trees that passed validation
 
@@ -333,39 +323,3 @@ def _shown(constant: _Constant) -> str:
     if isinstance(value, Fraction) and value.denominator == 1:
         return str(value.numerator)
     return f"{float(value):g}"
-
-
-def choice_problem(formula: Formula) -> SymbolicProblem | None:
-    """The first min or max in `formula` with more than MAX_CHOICES arguments once the ones
-    of the same kind inside it are joined, as sympy joins `max(a, max(b, c))` into one and
-    compares every pair: 40 nested maxes of two arguments each took kb eval 20 s."""
-    if "min(" not in formula.text and "max(" not in formula.text:
-        return None
-    for node in ast.walk(formula.tree):
-        if not (isinstance(node, ast.Call) and len(node.args) > 1):
-            continue
-        name = node.func.id if isinstance(node.func, ast.Name) else ""
-        joined = _joined(node, name)
-        if len(joined) > MAX_CHOICES:
-            return SymbolicProblem(
-                f"{name} has {len(joined)} arguments, counting those of each {name} inside it "
-                f"(at most {MAX_CHOICES})",
-                offset_of(formula.text, node),
-                f"leave out the arguments that never win, or write {name} of fewer",
-            )
-    return None
-
-
-def _joined(node: ast.Call, name: str) -> list[ast.expr]:
-    """The arguments of `node`, with those of the calls of `name` inside it in their place."""
-    found: list[ast.expr] = []
-    for argument in node.args:
-        if (
-            isinstance(argument, ast.Call)
-            and isinstance(argument.func, ast.Name)
-            and argument.func.id == name
-        ):
-            found += _joined(argument, name)
-        else:
-            found.append(argument)
-    return found

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import sympy
 
@@ -52,6 +53,81 @@ _BINARY_OPERATORS: Mapping[type[ast.operator], Callable[[sympy.Expr, sympy.Expr]
 }
 
 _NON_FINITE = frozenset({sympy.zoo, sympy.nan, sympy.oo, -sympy.oo})
+
+
+class _Choice(sympy.Function):  # type: ignore[misc]  # sympy is untyped
+    """min or max as written, with numbers alone compared. sympy's own Min and Max compare
+    every pair of their arguments under the symbols' assumptions each time they are rebuilt
+    (``cancel`` rebuilds them), and a comparison may isolate the real roots of a polynomial
+    with no bound on its time: ``max((B + 1e-300) / B ** 8, 1)`` ran for minutes. Joining a
+    max inside a max, comparing numbers with numbers, dropping repeats and ordering the
+    arguments (so that ``max(a, b)`` cancels ``max(b, a)``) is all this does, each bounded by
+    the expression's size."""
+
+    pick: Callable[..., sympy.Expr]  # the builtin min or max
+
+    @classmethod
+    def eval(cls, *args: sympy.Expr) -> sympy.Expr | None:
+        joined = [inner for arg in args for inner in (arg.args if arg.func is cls else (arg,))]
+        numbers = [arg for arg in joined if arg.is_Number]
+        kept = [arg for arg in joined if not arg.is_Number]
+        if numbers:
+            kept.append(cls.pick(numbers))
+        kept = sorted(set(kept), key=sympy.default_sort_key)
+        if len(kept) == 1:
+            return kept[0]
+        if kept != list(args):
+            return cls(*kept)
+        return None
+
+    def _eval_evalf(self, precision: int) -> sympy.Expr:
+        return self.func(*(arg._eval_evalf(precision) or arg for arg in self.args))
+
+
+# Named as sympy's, whose printers and ordering go by the class name (\max in LaTeX).
+class Max(_Choice):
+    pick = max
+
+
+class Min(_Choice):
+    pick = min
+
+
+class _Rounding(sympy.Function):  # type: ignore[misc]  # sympy is untyped
+    """ceil or floor of a number worked out as sympy does, and of anything else kept as
+    written. sympy's own ceiling and floor evaluate a constant such as
+    ``(1e16 * 3 ** (1/3)) ** 8`` to ever more digits and give up past its precision, and
+    rewrite a sum inside them under the symbols' assumptions."""
+
+    is_integer = True
+    exact: Callable[[sympy.Expr], sympy.Expr]
+
+    @classmethod
+    def eval(cls, arg: sympy.Expr) -> sympy.Expr | None:
+        return cls.exact(arg) if arg.is_Number else None
+
+    def _eval_evalf(self, precision: int) -> sympy.Expr:
+        # Asked for digits (sympy.N): rounded at those digits, as sympy's own does.
+        return self.func(self.args[0]._eval_evalf(precision) or self.args[0])
+
+
+# Named as sympy's, whose printers and ordering go by the class name.
+class ceiling(_Rounding):
+    exact = sympy.ceiling
+
+
+class floor(_Rounding):
+    exact = sympy.floor
+
+
+#: The functions of the language whose sympy forms would evaluate without bound, and the
+#: forms used instead.
+_BOUNDED: Mapping[Any, type[sympy.Function]] = {
+    sympy.Max: Max,
+    sympy.Min: Min,
+    sympy.ceiling: ceiling,
+    sympy.floor: floor,
+}
 
 
 @lru_cache(maxsize=256)
@@ -96,7 +172,8 @@ def _convert(node: ast.AST, symbols: Mapping[str, sympy.Symbol], text: str) -> s
         function = FUNCTIONS.get(node.func.id)
         if function is not None:
             args = [_convert(arg, symbols, text) for arg in node.args]
-            return _finite(function.symbolic(sympy)(*args), text, node)
+            symbolic = function.symbolic(sympy)
+            return _finite(_BOUNDED.get(symbolic, symbolic)(*args), text, node)
     # Unreachable for trees produced by parse(), which only admits the cases above.
     raise FormulaError(
         f"`{type(node).__name__}` cannot be converted to sympy", offset_of(text, node)
@@ -163,7 +240,7 @@ def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
     # Rebuilding a Min or Max compares its arguments pairwise under assumptions, and taking
     # the common factors out of a long sum costs several times cancelling it: past a few
     # dozen operations, or with a choice inside, the cancelled form is what a reader gets.
-    if sympy.count_ops(ratio) > FACTOR_MAX_OPS or ratio.has(sympy.Min, sympy.Max):
+    if sympy.count_ops(ratio) > FACTOR_MAX_OPS or ratio.has(Min, Max):
         return ratio
     return _factored(ratio)
 
