@@ -6,21 +6,43 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bottleneck_kb.check import check
+from bottleneck_kb.diagnostics import Severity
 from bottleneck_kb.evaluation import evaluate_entry
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.report import EVALUATION, formats, render
+from bottleneck_kb.roofline import BASES
+from bottleneck_kb.rules.examples import MINIMAL_DEVICE, patched
 
 from .conftest import FIXTURES
 
+#: A device with measured and derated figures besides the datasheet's, so that every basis a
+#: reader may ask kb eval for differs from the others.
+MEASURED_DEVICE = patched(
+    MINIMAL_DEVICE,
+    """
+memory_bandwidth: {measured: {value: 2.5 TB/s, how: a copy kernel, source: sheet}}
+achieved_fraction: {memory_bandwidth: {value: 0.5, source: sheet}}
+""",
+)
+
+
+def _knowledge_base(root: Path) -> None:
+    shutil.copytree(FIXTURES / "kb" / "hardware", root / "hardware")
+    (root / "hardware" / "fixture-device.yaml").write_text(MEASURED_DEVICE, encoding="utf-8")
+    (root / "entries" / "fixtures").mkdir(parents=True)
+
+
 SYMBOLS = ("a", "b", "c")
 
-numbers = st.sampled_from([0, 0.5, 1, 2, 2, 3, 8, 1.0e3])
+numbers = st.sampled_from([0, 0.5, 1, 2, 2, 3, 8, 1.0e3, 1.0e-300, 1.0e300])
 leaves = st.one_of(st.sampled_from(SYMBOLS), numbers.map(str))
 
 
@@ -99,15 +121,67 @@ def _finite(value: Any) -> bool:
 @given(text=entries())
 def test_what_check_passes_evaluates(text: str, tmp_path_factory: Any) -> None:
     root = tmp_path_factory.mktemp("kb")
-    shutil.copytree(FIXTURES / "kb" / "hardware", root / "hardware")
-    (root / "entries" / "fixtures").mkdir(parents=True)
+    _knowledge_base(root)
     (root / "entries" / "fixtures" / "random.yaml").write_text(text, encoding="utf-8")
     found = check(root)
     event("kb check passes" if not found.errors else "kb check refuses")
-    if found.errors:
-        return
+    if not found.errors:
+        _evaluates_everywhere(root, "fixtures/random")
+
+
+#: Entries kb check passed and kb eval could not evaluate, found by trying: (flops, bytes,
+#: the workaround's model, a derived formula) and whether kb check now refuses them.
+FOUND = {
+    # sympy's Max compared its arguments by isolating real roots: minutes.
+    "max-compared": ("1", "max((B + 1e-300) / B ** 8, 1)", "{set: {B: 2}}", None, False),
+    # sympy's ceiling worked the constant out past its precision, and gave up.
+    "ceil-past-precision": ("2 * B", "2 + B + ceil((1e16 * 3 ** (1/3)) ** 8)", None, None, False),
+    # On the device's measured figures, the derived value divides by zero.
+    "derived-on-measured": ("2 * B * 1e9", "2e9", None, "1 / (memory_bandwidth - 2.5e12)", True),
+    # ...and on its derated ones (half of 3.35 TB/s).
+    "derived-derated": ("2 * B * 1e9", "2e9", None, "1 / (memory_bandwidth - 1.675e12)", True),
+    # The workaround's time, 3e-313 s, is too small for the entry's time over it to be a number.
+    "workaround-time-past-a-ratio": ("2 * B", "2e9", '{flops: "0", bytes: "1.0e-300"}', None, True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOUND))
+def test_what_check_passes_evaluates_on_cases_found(case: str, tmp_path: Path) -> None:
+    flops, bytes_, model, derived, refused = FOUND[case]
+    root = tmp_path / "kb"
+    _knowledge_base(root)
+    lines = [
+        "id: fixtures/found",
+        "title: Found",
+        "class: decode_gemm",
+        "bound_by: memory",
+        "arithmetic_intensity:",
+        "  summary: Found.",
+        f'  flops: "{flops}"',
+        f'  bytes: "{bytes_}"',
+        "scales_with:",
+        "  - {name: s_b, symbol: B, description: d, typical: 1.5, range: [1, 2]}",
+        "workarounds:" + ("" if model else " []"),
+    ]
+    if model:
+        lines += ["  - title: W", "    description: d.", f"    model: {model}"]
+    if derived:
+        lines += ["derived:", f'  - {{name: q, formula: "{derived}", unit: x, description: d}}']
+    (root / "entries" / "fixtures" / "found.yaml").write_text("\n".join(lines) + "\n")
+
+    found = check(root)
+
+    errors = [d.code for d in found.diagnostics if d.severity is Severity.ERROR]
+    assert errors == (["KB405"] if refused else [])
+    if not refused:
+        _evaluates_everywhere(root, "fixtures/found")
+
+
+def _evaluates_everywhere(root: Path, entry_id: str) -> None:
+    """kb eval of the entry succeeds in every format with finite numbers, on every basis of
+    figures, and at either end of every range."""
     kb = KnowledgeBase.load(root)
-    entry = kb.entry("fixtures/random")
+    entry = kb.entry(entry_id)
     assert entry is not None
     evaluation = evaluate_entry(entry, kb.catalog.devices)
     for name in formats(EVALUATION):
@@ -115,6 +189,9 @@ def test_what_check_passes_evaluates(text: str, tmp_path_factory: Any) -> None:
         assert shown
     document = json.loads(render(EVALUATION, "json", evaluation))
     assert _finite(document)
+    for basis in BASES:
+        evaluated = evaluate_entry(entry, kb.catalog.devices, basis=basis, symbolic=False)
+        assert _finite(json.loads(render(EVALUATION, "json", evaluated)))
     for symbol in entry.scales_with:  # and at either end of every range, as a reader may set
         assert symbol.range is not None
         for end in symbol.range:

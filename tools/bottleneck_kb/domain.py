@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,7 +23,17 @@ from .formula import Bounds, Formula
 from .intervals import Box, bounds
 from .model import Device, Entry, WrittenFormula
 from .numbers import number
-from .roofline import EvaluationError, Formulas, device_figures, on_device, work
+from .roofline import (
+    BASES,
+    ROOFS,
+    Basis,
+    EvaluationError,
+    Formulas,
+    basis_figure,
+    device_figures,
+    on_device,
+    work,
+)
 
 #: Boxes one setting (the entry, or one workaround) may be split into before giving up.
 MAX_BOXES = 64
@@ -63,18 +74,37 @@ def symbol_box(entry: Entry, pinned: Mapping[str, float] | None = None) -> dict[
     return box
 
 
-def figure_point(entry: Entry, device: Device) -> dict[str, Bounds]:
-    """The device's figures, each a one-point interval: figures vary between devices, not
-    within one, and boxing them together would pair one device's peak with another's
-    bandwidth."""
-    box: dict[str, Bounds] = {}
+#: figure_points by device (held, so that its id is not reused) and dtype: `kb check` asks
+#: for them on every entry with a workaround, and a catalog is a few dozen devices.
+_POINTS: dict[tuple[int, str], tuple[Device, list[tuple[Basis, dict[str, Bounds]]]]] = {}
+_MOST_POINTS = 256
+
+
+def figure_points(entry: Entry, device: Device) -> list[tuple[Basis, dict[str, Bounds]]]:
+    """The device's figures on each basis a command may evaluate on (datasheet, measured,
+    derated), each figure a one-point interval, bases that give the same figures once.
+    Figures vary between devices, not within one, and boxing them together would pair one
+    device's peak with another's bandwidth."""
+    held = (id(device), entry.intensity.dtype)
+    known = _POINTS.get(held)
+    if known is not None and known[0] is device:
+        return known[1]
+    points: list[tuple[Basis, dict[str, Bounds]]] = []
     dtype = entry.intensity.dtype
-    for name in device_figures():
-        key = f"peak_flops.{dtype}" if name == "peak_flops" else name
-        measure = device.parameter(key)
-        if measure is not None:
-            box[name] = (measure.value, measure.value)
-    return box
+    for basis in BASES:
+        box: dict[str, Bounds] = {}
+        for name in device_figures():
+            key = f"peak_flops.{dtype}" if name == "peak_flops" else name
+            measure = device.parameter(key)
+            if measure is not None:
+                value, _ = basis_figure(device, key, measure.value, basis)
+                box[name] = (value, value)
+        if all(box != seen for _, seen in points):
+            points.append((basis, box))
+    if len(_POINTS) >= _MOST_POINTS:
+        _POINTS.clear()
+    _POINTS[held] = (device, points)
+    return points
 
 
 def _obligations(entry: Entry, formulas: Formulas, index: int | None) -> list[Obligation]:
@@ -103,28 +133,33 @@ def _obligations(entry: Entry, formulas: Formulas, index: int | None) -> list[Ob
     return found
 
 
-def _failing(obligations: Sequence[Obligation], box: Box) -> Obligation | None:
-    """The first obligation the bounds over `box` cannot show, or None."""
+def _failing(
+    obligations: Sequence[Obligation], box: Box
+) -> tuple[Obligation | None, dict[str, Bounds]]:
+    """The first obligation the bounds over `box` cannot show, or None and the bounds of
+    every obligation."""
     known = dict(box)
+    found_bounds: dict[str, Bounds] = {}
     flops: Bounds | None = None
     for obligation in obligations:
         if not obligation.parsed.symbols <= known.keys():
-            return obligation
+            return obligation, found_bounds
         found = bounds(obligation.parsed, known)
         if found is None:
-            return obligation
+            return obligation, found_bounds
         low = found[0]
         if (obligation.must_be == "positive" and low <= 0) or (
             obligation.must_be == "nonnegative" and low < 0
         ):
-            return obligation
+            return obligation, found_bounds
         if obligation.name == "flops":
             flops = found
         if obligation.name == "bytes" and flops is not None and not math.isfinite(flops[1] / low):
-            return obligation
+            return obligation, found_bounds
         if obligation.must_be == "finite":
             known[obligation.name] = found
-    return None
+        found_bounds[obligation.name] = found
+    return None, found_bounds
 
 
 def _split(box: Box, names: Sequence[str]) -> tuple[Box, Box] | None:
@@ -147,14 +182,24 @@ def _split(box: Box, names: Sequence[str]) -> tuple[Box, Box] | None:
     return {**box, widest: (lo, cut)}, {**box, widest: (cut, hi)}
 
 
-def _prove(obligations: Sequence[Obligation], box: Box, names: Sequence[str]) -> Unproven | None:
+def _prove(
+    obligations: Sequence[Obligation], box: Box, names: Sequence[str]
+) -> tuple[Unproven | None, dict[str, Bounds]]:
+    """Where the obligations could not be shown over `box`, or None and each obligation's
+    bounds over the whole box (the hull of its bounds over the parts it was split into)."""
     pending = [box]
     tried = 0
+    hull: dict[str, Bounds] = {}
     while pending:
         current = pending.pop()
         tried += 1
-        failing = _failing(obligations, current)
+        failing, found = _failing(obligations, current)
         if failing is None:
+            for name, (low, high) in found.items():
+                known = hull.get(name)
+                hull[name] = (
+                    (low, high) if known is None else (min(known[0], low), max(known[1], high))
+                )
             continue
         # Split along what the failing formula reads, so the budget is not spent on
         # symbols it ignores (a derived one may read any symbol through earlier ones).
@@ -163,9 +208,9 @@ def _prove(obligations: Sequence[Obligation], box: Box, names: Sequence[str]) ->
             reads = list(names)
         halves = _split(current, reads) if tried < MAX_BOXES else None
         if halves is None:
-            return Unproven(failing, current, None)
+            return Unproven(failing, current, None), hull
         pending.extend(halves)
-    return None
+    return None, hull
 
 
 def _corners(box: Box, names: Sequence[str]) -> Iterator[dict[str, float]]:
@@ -184,29 +229,44 @@ def _counterexample(
     index: int | None,
     boxes: Sequence[Box],
     devices: Sequence[Device],
+    basis: Basis,
 ) -> EvaluationError | None:
-    """The first point of `boxes` (corners first) where evaluating the entry fails."""
+    """The first point of `boxes` (corners first) where evaluating the entry on `basis`
+    fails; on figures other than the datasheet's, the message says on which."""
     names = [s.symbol for s in entry.scales_with if s.symbol in boxes[0]]
     for point in itertools.chain.from_iterable(_corners(box, names) for box in boxes):
+        on = None
         try:
             done = work(entry, formulas, point, index)
             for device in devices:
-                on_device(entry, formulas, device, done)
+                on = device.id
+                on_device(entry, formulas, device, done, basis)
         except EvaluationError as exc:
             shown = ", ".join(f"{n}={number(v)}" for n, v in sorted(point.items()))
             if " at " not in exc.message:
                 exc.message = f"{exc.message} at {shown}"
+            if on is not None and basis != BASES[0]:
+                exc.message = f"{exc.message} on {on}'s {_basis_words(basis)} figures"
             return exc
     return None
 
 
+#: Largest ratio taken as a number whatever rounding does to the times it divides.
+_ROOM = sys.float_info.max / 4
+
+#: Where a proof was made: everywhere (None), or on one device's figures on one basis.
+_Place = tuple[str, int] | None
+
+
 def unproven(entry: Entry, formulas: Formulas, devices: Sequence[Device]) -> Unproven | None:
     """None when every formula of the entry and of each workaround is shown defined over the
-    ranges, on each of `devices` where formulas read device figures; else where it could not
-    be, with a concrete failure when one was found."""
+    ranges, on each of `devices` and each basis of figures where formulas read device
+    figures, and each workaround's time and bytes have a ratio to the entry's that is a
+    number; else where it could not be, with a concrete failure when one was found."""
     settings: list[int | None] = [None]
     settings += [i for i, w in enumerate(entry.workarounds) if w.model is not None]
-    shown: list[tuple[dict[str, Bounds], list[tuple[Formula, str]]]] = []
+    shown: list[tuple[dict[str, Bounds], list[tuple[Formula, str]], dict[_Place, Box]]] = []
+    hulls: dict[int | None, dict[_Place, Box]] = {}
     for index in settings:
         model = entry.workarounds[index].model if index is not None else None
         symbols = symbol_box(entry, model.overrides if model is not None else None)
@@ -215,27 +275,116 @@ def unproven(entry: Entry, formulas: Formulas, devices: Sequence[Device]) -> Unp
         claims = [(o.parsed, o.must_be) for o in obligations]
         # A workaround that only sets values within the ranges asks what the entry's own
         # proof already showed for the whole box: what holds on a box holds on a part of it.
-        if any(claims == done and _inside(symbols, box) for box, done in shown):
+        covering = [h for box, done, h in shown if claims == done and _inside(symbols, box)]
+        if covering:
+            hulls[index] = covering[0]
             continue
-        shown.append((symbols, claims))
+        proven: dict[_Place, Box] = {}
+        hulls[index] = proven
+        shown.append((symbols, claims, proven))
         # What reads no device figure is proven once for every device; what does, on each
         # device's own figures (derived values that feed those come along).
         per_device = _reading_figures(obligations)
-        places: list[tuple[Device | None, dict[str, Bounds], list[Obligation]]] = [
-            (None, {}, [o for o in obligations if o not in per_device])
+        places: list[tuple[_Place, list[Device], Basis, dict[str, Bounds], list[Obligation]]]
+        places = [
+            (None, list(devices), BASES[0], {}, [o for o in obligations if o not in per_device])
         ]
         if per_device:
             dependent = [o for o in obligations if o in per_device or o.must_be == "finite"]
-            places += [(d, figure_point(entry, d), dependent) for d in devices]
-        for device, figures, obligations in places:
+            places += [
+                ((d.id, i), [d], basis, figures, dependent)
+                for d in devices
+                for i, (basis, figures) in enumerate(figure_points(entry, d))
+            ]
+        for place, tried, basis, figures, obligations in places:
             whole = {**figures, **symbols}
-            found = _prove(obligations, whole, names)
+            found, proven[place] = _prove(obligations, whole, names)
             if found is not None:
                 # The ranges' own ends first: a failure there reads best.
-                tried = devices if device is None else [device]
-                failure = _counterexample(entry, formulas, index, [whole, found.box], tried)
+                failure = _counterexample(entry, formulas, index, [whole, found.box], tried, basis)
                 return Unproven(found.obligation, found.box, failure)
+    for index in settings[1:]:
+        assert index is not None
+        found = _unbounded_ratio(entry, formulas, index, hulls[None], hulls[index], devices)
+        if found is not None:
+            return found
     return None
+
+
+def _unbounded_ratio(
+    entry: Entry,
+    formulas: Formulas,
+    index: int,
+    entry_hulls: Mapping[_Place, Box],
+    workaround_hulls: Mapping[_Place, Box],
+    devices: Sequence[Device],
+) -> Unproven | None:
+    """Where workaround `index`'s time or bytes could be so small against the entry's that
+    their ratio, which `kb eval` shows, is past the largest float, or None. The entry's time
+    is bounded above by its slowest roof's time, and the workaround's below by the same."""
+    model = entry.workarounds[index].model
+    assert model is not None
+    if not devices:
+        return None  # no device to evaluate on, so no ratio to show
+    if entry_hulls.keys() == workaround_hulls.keys() == {None}:
+        ours, theirs = entry_hulls[None], workaround_hulls[None]
+        # Each roof's time over the same roof's time of the workaround: the device's figure
+        # cancels, so where every such ratio is a number with room to spare, and the
+        # workaround's memory time stays a normal number on the widest bandwidth, the
+        # ratios are numbers on every device and basis.
+        widest = max(
+            figures["memory_bandwidth"][0]
+            for device in devices
+            for _, figures in figure_points(entry, device)
+        )
+        quantities = [roof.quantity for roof in ROOFS if roof.quantity in ours]
+        if theirs["bytes"][0] / widest >= sys.float_info.min and all(
+            theirs[q][0] > 0 and ours[q][1] / theirs[q][0] <= _ROOM for q in quantities
+        ):
+            return None
+    where = model.bytes or entry.intensity.bytes
+    for device in devices:
+        for place, (basis, figures) in enumerate(figure_points(entry, device)):
+            ours = {**entry_hulls.get(None, {}), **entry_hulls.get((device.id, place), {})}
+            theirs = {
+                **workaround_hulls.get(None, {}),
+                **workaround_hulls.get((device.id, place), {}),
+            }
+            slowest = max(
+                ours[roof.quantity][1] / (figures[roof.figure][0] if roof.figure else 1.0)
+                for roof in ROOFS
+                if roof.quantity in ours
+            )
+            fastest = max(
+                theirs[roof.quantity][0] / (figures[roof.figure][0] if roof.figure else 1.0)
+                for roof in ROOFS
+                if roof.quantity in theirs
+            )
+            for what, base, modeled in (
+                ("time", slowest, fastest),
+                ("bytes", ours["bytes"][1], theirs["bytes"][0]),
+            ):
+                if modeled > 0 and math.isfinite(base / modeled):
+                    continue
+                on = f"{device.id}" + ("" if basis == BASES[0] else f" ({_basis_words(basis)})")
+                unit = " s" if what == "time" else " B"
+                failure = EvaluationError(
+                    f"the workaround's modeled {what} can be as small as {number(modeled)}{unit} "
+                    f"on {on}, too small against the entry's (up to {number(base)}{unit}) for "
+                    "their ratio to be a number",
+                    where,
+                )
+                obligation = next(
+                    o for o in _obligations(entry, formulas, index) if o.name == "bytes"
+                )
+                return Unproven(obligation, symbol_box(entry, model.overrides), failure)
+    return None
+
+
+def _basis_words(basis: Basis) -> str:
+    return " and ".join(
+        w for w, on in (("measured", basis.measured), ("derated", basis.derated)) if on
+    )
 
 
 def _inside(inner: Mapping[str, Bounds], outer: Mapping[str, Bounds]) -> bool:

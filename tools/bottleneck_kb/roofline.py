@@ -350,9 +350,11 @@ class Basis:
 
 
 DATASHEET = Basis()
+#: Every basis a command may evaluate on (`kb eval --basis measured --derated`).
+BASES = (DATASHEET, Basis(measured=True), Basis(derated=True), Basis(measured=True, derated=True))
 
 
-def _figure(device: Device, name: str, datasheet: float, basis: Basis) -> tuple[float, str]:
+def basis_figure(device: Device, name: str, datasheet: float, basis: Basis) -> tuple[float, str]:
     """A figure on `basis`: a measured value is what was achieved, so it is never derated."""
     if basis.measured and name in device.measured:
         return device.measured[name].value, "measured"
@@ -418,7 +420,7 @@ def _figures(
         if measure is None:
             what = f"dense {dtype} peak" if name == "peak_flops" else name
             raise EvaluationError(f"{device.id} has no {what} in the catalog")
-        values[name], said[name] = _figure(device, key, measure.value, basis)
+        values[name], said[name] = basis_figure(device, key, measure.value, basis)
     return values, said
 
 

@@ -44,9 +44,12 @@ def evaluates_everywhere(entry: Entry, context: Context) -> Iterable[Diagnostic]
     ## What it checks
     FLOPs >= 0, bytes > 0 and a finite intensity, for the entry and each workaround's model,
     at the typical values, at each check's and workaround's settings and at every value of
-    every symbol's range. Interval arithmetic shows this for whole ranges at once; where it
-    cannot, every point the commands evaluate is evaluated. Every device the entry names has
-    a dense peak for its dtype.
+    every symbol's range; formulas that read device figures, on each device's datasheet,
+    measured and derated figures. Each workaround's time and bytes stay large enough against
+    the entry's for their ratio (what `kb eval` shows as its effect) to be a number.
+    Interval arithmetic shows this for whole ranges at once; where it cannot, every point the
+    commands evaluate is evaluated. Every device the entry names has a dense peak for its
+    dtype.
     ## Why it matters
     A formula that divides by zero at one end of a range passes at the typical values and
     then breaks `kb eval`, the site and every tool that sweeps the range.
