@@ -350,3 +350,13 @@ def test_choices_and_roundings_print_as_sympys_do() -> None:
     )
     assert to_mathml(Min(k, d) / floor(d)) == to_mathml(sympy.Min(k, d) / sympy.floor(d))
     assert str(Min(k, d) / floor(d)) == str(sympy.Min(k, d) / sympy.floor(d))
+
+
+def test_a_tower_of_symbolic_powers_is_costed_from_its_tree() -> None:
+    """The degree budget probes an exponent with symbols from the tree alone: reading it from
+    the formula's text, which the budget does not have there, was an internal error of
+    kb check on `a ** (b ** (c ** d))`."""
+    names = frozenset({"a", "b", "c", "d"})
+
+    assert ratio_cost(parse("a ** (b ** (c ** d))", names), parse("a", names)).within()
+    assert not ratio_cost(parse("a ** (c ** (d - d + 100))", names), parse("a", names)).within()

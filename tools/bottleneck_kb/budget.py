@@ -207,10 +207,11 @@ _PROBES = (1.37, 2.91, 5.23)
 def _probed(node: ast.expr, text: str) -> _Constant | None:
     """An exponent with symbols that gives one value wherever they are (positive, as sympy
     takes them), as a number sympy may hold; None if it varies or cannot be evaluated."""
-    part = ast.get_source_segment(text, node)
     names = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - set(FUNCTIONS))
-    if not part or not names:
+    if not names:
         return None
+    # Rewritten from the tree: the degree budget walks exponents without the formula's text.
+    part = ast.unparse(node)
     try:
         program = parse(part, frozenset(names))
         # To nine digits: what sympy cancels exactly, floats may miss by a rounding.
