@@ -195,11 +195,12 @@ def _prove(
         tried += 1
         failing, found = _failing(obligations, current)
         if failing is None:
+            if not hull:  # the whole box at once, most often
+                hull = found
+                continue
             for name, (low, high) in found.items():
-                known = hull.get(name)
-                hull[name] = (
-                    (low, high) if known is None else (min(known[0], low), max(known[1], high))
-                )
+                known = hull[name]
+                hull[name] = (min(known[0], low), max(known[1], high))
             continue
         # Split along what the failing formula reads, so the budget is not spent on
         # symbols it ignores (a derived one may read any symbol through earlier ones).
@@ -253,6 +254,8 @@ def _counterexample(
 
 #: Largest ratio taken as a number whatever rounding does to the times it divides.
 _ROOM = sys.float_info.max / 4
+#: Fewest bytes whose time on any finite bandwidth is a normal number (about 4).
+_FEWEST_BYTES = sys.float_info.min * sys.float_info.max
 
 #: Where a proof was made: everywhere (None), or on one device's figures on one basis.
 _Place = tuple[str, int] | None
@@ -329,16 +332,11 @@ def _unbounded_ratio(
     if entry_hulls.keys() == workaround_hulls.keys() == {None}:
         ours, theirs = entry_hulls[None], workaround_hulls[None]
         # Each roof's time over the same roof's time of the workaround: the device's figure
-        # cancels, so where every such ratio is a number with room to spare, and the
-        # workaround's memory time stays a normal number on the widest bandwidth, the
-        # ratios are numbers on every device and basis.
-        widest = max(
-            figures["memory_bandwidth"][0]
-            for device in devices
-            for _, figures in figure_points(entry, device)
-        )
+        # cancels, so where every such ratio is a number with room to spare, the ratios are
+        # numbers on every device and basis. Bytes past float min times float max keep the
+        # workaround's memory time a normal number on any finite bandwidth.
         quantities = [roof.quantity for roof in ROOFS if roof.quantity in ours]
-        if theirs["bytes"][0] / widest >= sys.float_info.min and all(
+        if theirs["bytes"][0] >= _FEWEST_BYTES and all(
             theirs[q][0] > 0 and ours[q][1] / theirs[q][0] <= _ROOM for q in quantities
         ):
             return None
