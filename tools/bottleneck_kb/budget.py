@@ -66,7 +66,8 @@ def _integer_exponent(node: ast.AST) -> int | None:
     `sqrt(4096)`: sympy works each out before it expands), else None; past every limit, the
     cap."""
     try:
-        found = _constant(node, "")
+        # Symbols that cancel (`a - a + 64`) leave sympy the number: probed, as it would be.
+        found = _constant(node, "") or _probed(node, "")
         value = None if found is None else float(found.value)
     except (_Refused, OverflowError):
         return _CAP
@@ -189,6 +190,10 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
         left, right = _constant(node.left, text), _constant(node.right, text)
         if isinstance(node.op, ast.Pow):
             exponent = right if right is not None else _probed(node.right, text)
+            if left is None and exponent is not None and _probed(node.left, text) is not None:
+                # Symbols that cancel (`B - B + 1 + 10 ** -300`) leave sympy an exact number,
+                # of at most the bits of the numbers written in it.
+                _refuse_past(abs(float(exponent.value)) * _written_bits(node.left), text, node)
             return _power(left, exponent, text, node)
         if left is None or right is None:
             return None
@@ -199,12 +204,22 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
     return None
 
 
+def _written_bits(node: ast.AST) -> int:
+    """At most how many bits an exact number made of `node`'s numbers by its operations may
+    have: those of each, and one for each operation (a sum or product of exact numbers has at
+    most the bits of both, and one more)."""
+    found = _constant(node, "")
+    if found is not None:
+        return _width(found.value) if isinstance(found.value, Fraction) else 64
+    return sum(_written_bits(child) + 1 for child in ast.iter_child_nodes(node))
+
+
 #: Values the symbols of an exponent take in turn: the same result at each means sympy
 #: may cancel the symbols (`B - B + 100` is 100), as it does before it checks the power.
 _PROBES = (1.37, 2.91, 5.23)
 
 
-def _probed(node: ast.expr, text: str) -> _Constant | None:
+def _probed(node: ast.AST, text: str) -> _Constant | None:
     """An exponent with symbols that gives one value wherever they are (positive, as sympy
     takes them), as a number sympy may hold; None if it varies or cannot be evaluated."""
     names = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - set(FUNCTIONS))
@@ -234,7 +249,10 @@ def _called(name: str, arguments: list[_Constant]) -> _Constant | None:
     try:
         if len(arguments) > 1:  # min and max
             chosen = {float(a.value): a for a in arguments}
-            return chosen[(min if name == "min" else max)(chosen)]
+            found = chosen[(min if name == "min" else max)(chosen)]
+            # The symbolic side compares numbers alone: past one that is not (`sqrt(7)`), the
+            # choice stays an expression.
+            return found._replace(maybe_symbolic=any(a.maybe_symbolic for a in arguments))
         value = FUNCTIONS[name].impl(*(float(a.value) for a in arguments))
     except (ArithmeticError, ValueError, KeyError):
         return None  # outside the function's domain: the checks of values say where
