@@ -104,9 +104,10 @@ Bounds = tuple[float, float]
 class Function(NamedTuple):
     """A function callable from formulas: its arity, its float implementation, its bounds
     over intervals of its arguments (raising ValueError outside its domain), its symbolic
-    form, given the sympy module (so that this module never imports sympy), and its
-    JavaScript implementation for the site's explorer (a JS expression naming a function; a
-    non-finite result from finite arguments is refused there as outside the domain)."""
+    form, given sympy's names (so that this module never imports sympy; min, max, ceil and
+    floor come bounded, see `symbolic`), and its JavaScript implementation for the site's
+    explorer (a JS expression naming a function; a non-finite result from finite arguments is
+    refused there as outside the domain)."""
 
     min_args: int
     max_args: int | None  # None: no upper bound

@@ -120,14 +120,18 @@ class floor(_Rounding):
     exact = sympy.floor
 
 
-#: The functions of the language whose sympy forms would evaluate without bound, and the
-#: forms used instead.
-_BOUNDED: Mapping[Any, type[sympy.Function]] = {
-    sympy.Max: Max,
-    sympy.Min: Min,
-    sympy.ceiling: ceiling,
-    sympy.floor: floor,
-}
+class _Names:
+    """What the function table's symbolic forms are given: sympy's names, with the forms
+    above in place of those that evaluate without bound. A new row that builds on sympy's
+    Max gets the bounded one too."""
+
+    Max, Min, ceiling, floor = Max, Min, ceiling, floor
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sympy, name)
+
+
+_NAMES = _Names()
 
 
 @lru_cache(maxsize=256)
@@ -172,8 +176,7 @@ def _convert(node: ast.AST, symbols: Mapping[str, sympy.Symbol], text: str) -> s
         function = FUNCTIONS.get(node.func.id)
         if function is not None:
             args = [_convert(arg, symbols, text) for arg in node.args]
-            symbolic = function.symbolic(sympy)
-            return _finite(_BOUNDED.get(symbolic, symbolic)(*args), text, node)
+            return _finite(function.symbolic(_NAMES)(*args), text, node)
     # Unreachable for trees produced by parse(), which only admits the cases above.
     raise FormulaError(
         f"`{type(node).__name__}` cannot be converted to sympy", offset_of(text, node)
@@ -232,14 +235,14 @@ def intensity(flops: Formula, bytes_: Formula) -> sympy.Expr:
         if denominator.is_zero:
             raise FormulaError("byte count is identically zero, so intensity is undefined")
         ratio = sympy.cancel(sympy.together(to_sympy(flops) / denominator))
-    except ArithmeticError:  # sympy's PrecisionExhausted: `ceil` of a huge irrational number
+    except ArithmeticError:  # sympy's PrecisionExhausted, should a constant need more digits
         raise FormulaError(
             "the intensity cannot be worked out exactly: a part of it is past the precision "
             "sympy can reach"
         ) from None
-    # Rebuilding a Min or Max compares its arguments pairwise under assumptions, and taking
-    # the common factors out of a long sum costs several times cancelling it: past a few
-    # dozen operations, or with a choice inside, the cancelled form is what a reader gets.
+    # Taking the common factors out of a long sum costs several times cancelling it: past a
+    # few dozen operations the cancelled form is what a reader gets, and so with a choice
+    # inside, whose arguments factoring would rewrite away from the formula as written.
     if sympy.count_ops(ratio) > FACTOR_MAX_OPS or ratio.has(Min, Max):
         return ratio
     return _factored(ratio)
