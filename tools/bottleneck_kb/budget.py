@@ -67,7 +67,7 @@ def _integer_exponent(node: ast.AST) -> int | None:
     cap."""
     try:
         # Symbols that cancel (`a - a + 64`) leave sympy the number: probed, as it would be.
-        found = _constant(node, "") or _probed(node, "")
+        found = _constant(node, "") or _probed(node)
         value = None if found is None else float(found.value)
     except (_Refused, OverflowError):
         return _CAP
@@ -189,8 +189,8 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
     if isinstance(node, ast.BinOp):
         left, right = _constant(node.left, text), _constant(node.right, text)
         if isinstance(node.op, ast.Pow):
-            exponent = right if right is not None else _probed(node.right, text)
-            if left is None and exponent is not None and _probed(node.left, text) is not None:
+            exponent = right if right is not None else _probed(node.right)
+            if left is None and exponent is not None and _probed(node.left) is not None:
                 # Symbols that cancel (`B - B + 1 + 10 ** -300`) leave sympy an exact number,
                 # of at most the bits of the numbers written in it.
                 _refuse_past(abs(float(exponent.value)) * _written_bits(node.left), text, node)
@@ -210,7 +210,7 @@ def _written_bits(node: ast.AST) -> int:
     most the bits of both, and one more)."""
     found = _constant(node, "")
     if found is not None:
-        return _width(found.value) if isinstance(found.value, Fraction) else 64
+        return _width(found.value) if isinstance(found.value, Fraction) else 64  # a float: 53
     return sum(_written_bits(child) + 1 for child in ast.iter_child_nodes(node))
 
 
@@ -219,7 +219,7 @@ def _written_bits(node: ast.AST) -> int:
 _PROBES = (1.37, 2.91, 5.23)
 
 
-def _probed(node: ast.AST, text: str) -> _Constant | None:
+def _probed(node: ast.AST) -> _Constant | None:
     """An exponent with symbols that gives one value wherever they are (positive, as sympy
     takes them), as a number sympy may hold; None if it varies or cannot be evaluated."""
     names = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - set(FUNCTIONS))

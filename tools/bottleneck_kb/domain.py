@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from .formula import Bounds, Formula
@@ -74,22 +74,16 @@ def symbol_box(entry: Entry, pinned: Mapping[str, float] | None = None) -> dict[
     return box
 
 
-#: figure_points by device (held, so that its id is not reused) and dtype: `kb check` asks
-#: for them on every entry with a workaround, and a catalog is a few dozen devices.
-_POINTS: dict[tuple[int, str], tuple[Device, list[tuple[Basis, dict[str, Bounds]]]]] = {}
-_MOST_POINTS = 256
+#: A device's figures on each basis, as figure_points gives them.
+FigurePoints = list[tuple[Basis, dict[str, Bounds]]]
 
 
-def figure_points(entry: Entry, device: Device) -> list[tuple[Basis, dict[str, Bounds]]]:
+def figure_points(entry: Entry, device: Device) -> FigurePoints:
     """The device's figures on each basis a command may evaluate on (datasheet, measured,
     derated), each figure a one-point interval, bases that give the same figures once.
     Figures vary between devices, not within one, and boxing them together would pair one
     device's peak with another's bandwidth."""
-    held = (id(device), entry.intensity.dtype)
-    known = _POINTS.get(held)
-    if known is not None and known[0] is device:
-        return known[1]
-    points: list[tuple[Basis, dict[str, Bounds]]] = []
+    points: FigurePoints = []
     dtype = entry.intensity.dtype
     for basis in BASES:
         box: dict[str, Bounds] = {}
@@ -101,9 +95,6 @@ def figure_points(entry: Entry, device: Device) -> list[tuple[Basis, dict[str, B
                 box[name] = (value, value)
         if all(box != seen for _, seen in points):
             points.append((basis, box))
-    if len(_POINTS) >= _MOST_POINTS:
-        _POINTS.clear()
-    _POINTS[held] = (device, points)
     return points
 
 
@@ -270,6 +261,14 @@ def unproven(entry: Entry, formulas: Formulas, devices: Sequence[Device]) -> Unp
     settings += [i for i, w in enumerate(entry.workarounds) if w.model is not None]
     shown: list[tuple[dict[str, Bounds], list[tuple[Formula, str]], dict[_Place, Box]]] = []
     hulls: dict[int | None, dict[_Place, Box]] = {}
+    known: dict[str, FigurePoints] = {}
+
+    def points(device: Device) -> FigurePoints:
+        """The device's figure points, worked out once for the entry (they read its dtype)."""
+        if device.id not in known:
+            known[device.id] = figure_points(entry, device)
+        return known[device.id]
+
     for index in settings:
         model = entry.workarounds[index].model if index is not None else None
         symbols = symbol_box(entry, model.overrides if model is not None else None)
@@ -297,7 +296,7 @@ def unproven(entry: Entry, formulas: Formulas, devices: Sequence[Device]) -> Unp
             places += [
                 ((d.id, i), [d], basis, figures, dependent)
                 for d in devices
-                for i, (basis, figures) in enumerate(figure_points(entry, d))
+                for i, (basis, figures) in enumerate(points(d))
             ]
         for place, tried, basis, figures, obligations in places:
             whole = {**figures, **symbols}
@@ -308,7 +307,7 @@ def unproven(entry: Entry, formulas: Formulas, devices: Sequence[Device]) -> Unp
                 return Unproven(found.obligation, found.box, failure)
     for index in settings[1:]:
         assert index is not None
-        found = _unbounded_ratio(entry, formulas, index, hulls[None], hulls[index], devices)
+        found = _unbounded_ratio(entry, formulas, index, hulls[None], hulls[index], devices, points)
         if found is not None:
             return found
     return None
@@ -321,6 +320,7 @@ def _unbounded_ratio(
     entry_hulls: Mapping[_Place, Box],
     workaround_hulls: Mapping[_Place, Box],
     devices: Sequence[Device],
+    points: Callable[[Device], FigurePoints],
 ) -> Unproven | None:
     """Where workaround `index`'s time or bytes could be so small against the entry's that
     their ratio, which `kb eval` shows, is past the largest float, or None. The entry's time
@@ -342,7 +342,7 @@ def _unbounded_ratio(
             return None
     where = model.bytes or entry.intensity.bytes
     for device in devices:
-        for place, (basis, figures) in enumerate(figure_points(entry, device)):
+        for place, (basis, figures) in enumerate(points(device)):
             ours = {**entry_hulls.get(None, {}), **entry_hulls.get((device.id, place), {})}
             theirs = {
                 **workaround_hulls.get(None, {}),
