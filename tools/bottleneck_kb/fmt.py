@@ -23,7 +23,6 @@ import itertools
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -45,6 +44,7 @@ from ruamel.yaml.scalarstring import (
 from ruamel.yaml.tokens import CommentToken
 
 from . import schemas
+from .atomic import written_beside
 from .diagnostics import INTERNAL, Diagnostic, error
 from .kb import ENTRIES, HARDWARE, display_path, guarded, named_files
 from .parallel import map_items
@@ -209,24 +209,6 @@ def same_data(a: Any, b: Any) -> bool:
     if isinstance(a, list):
         return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
-
-
-def written_beside(path: Path, text: str) -> str:
-    """`text` in a new temporary file in `path`'s folder, flushed to disk; its name. The
-    caller renames or links it into place, so a reader never sees half a file."""
-    descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-    return temporary
 
 
 class ChangedMeanwhile(OSError):

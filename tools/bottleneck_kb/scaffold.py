@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import schemas
+from .atomic import written_beside
 from .errors import KBError
 from .fmt import (
     WIDTH,
@@ -25,7 +26,6 @@ from .fmt import (
     format_text,
     item_schema,
     property_names,
-    written_beside,
 )
 from .kb import ENTRIES, HARDWARE, SUFFIX, display_path
 from .rules.placeholders import PLACEHOLDER

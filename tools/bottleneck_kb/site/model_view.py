@@ -17,7 +17,6 @@ import math
 import os
 import platform
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cache
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..atomic import written_beside
 from ..errors import KBError
 from ..evaluation import evaluate_entry
 from ..formula import FormulaError
@@ -198,12 +198,10 @@ class ViewCache:
         means the next build computes it again."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            temporary = written_beside(path, text, durable=False)
         except OSError:
             return
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
             os.replace(temporary, path)
         except OSError:
             with contextlib.suppress(OSError):
