@@ -143,6 +143,8 @@ FOUND = {
     "derived-derated": ("2 * B * 1e9", "2e9", None, "1 / (memory_bandwidth - 1.675e12)", True),
     # The workaround's time, 3e-313 s, is too small for the entry's time over it to be a number.
     "workaround-time-past-a-ratio": ("2 * B", "2e9", '{flops: "0", bytes: "1.0e-300"}', None, True),
+    # A constant past the smallest float is 0, as evaluated: FLOPs of 0 are allowed.
+    "underflowing-constant": ("B * (10 ** -300) ** 2", "2e9", None, None, False),
 }
 
 

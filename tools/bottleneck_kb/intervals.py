@@ -43,7 +43,17 @@ def _widen(lo: float, hi: float) -> Bounds:
     return math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
 
 
+def _widen_nonnegative(lo: float, hi: float) -> Bounds:
+    """`_widen` for a result that cannot be negative (a sum or product of non-negative
+    numbers, a power of one): outwards, but not past zero. A value too small for a float is 0,
+    as evaluating it gives; widened below zero, it would fail FLOPs >= 0 for nothing."""
+    low, high = _widen(lo, hi)
+    return max(low, 0.0), high
+
+
 def _add(a: Bounds, b: Bounds) -> Bounds:
+    if a[0] >= 0 and b[0] >= 0:
+        return _widen_nonnegative(a[0] + b[0], a[1] + b[1])
     return _widen(a[0] + b[0], a[1] + b[1])
 
 
@@ -53,7 +63,7 @@ def _sub(a: Bounds, b: Bounds) -> Bounds:
 
 def _mul(a: Bounds, b: Bounds) -> Bounds:
     if a[0] >= 0 and b[0] >= 0:  # most quantities: the ends multiply
-        return _widen(a[0] * b[0], a[1] * b[1])
+        return _widen_nonnegative(a[0] * b[0], a[1] * b[1])
     products = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
     return _widen(min(products), max(products))
 
@@ -72,12 +82,14 @@ def _pow(a: Bounds, b: Bounds) -> Bounds:
     if a[0] > 0 or (a[0] == 0 and b[0] > 0):
         # Monotone in each argument on a non-negative base: the extremes are at the corners.
         corners = [math.pow(x, y) for x in a for y in b]
-        return _widen(min(corners), max(corners))
+        return _widen_nonnegative(min(corners), max(corners))
     if b[0] == b[1] and b[0] == int(b[0]) and b[0] >= 0:
         n = int(b[0])
         ends = (math.pow(a[0], n), math.pow(a[1], n))
-        low = 0.0 if n % 2 == 0 and a[0] <= 0 <= a[1] else min(ends)
-        return _widen(low, max(ends))
+        if n % 2 == 0:  # an even power is never negative
+            low = 0.0 if a[0] <= 0 <= a[1] else min(ends)
+            return _widen_nonnegative(low, max(ends))
+        return _widen(min(ends), max(ends))
     raise _Unproven  # a negative base to a fractional or negative power
 
 
