@@ -84,7 +84,12 @@ class Browser:
 
     def new_page(self) -> Any:
         page = self.context.new_page()
-        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+
+        def dismissed(dialog: Any) -> None:
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", dismissed)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         return page
 

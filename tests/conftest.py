@@ -87,7 +87,7 @@ def console_script(*args: str, cwd: Path, **popen: object) -> subprocess.Popen[b
     # Buffered output, as on most machines: what os._exit would lose unless flushed.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     env["GITHUB_ACTIONS"] = ""
-    return subprocess.Popen(command, cwd=cwd, env=env, **popen)  # type: ignore[call-overload]
+    return subprocess.Popen(command, cwd=cwd, env=env, **popen)  # type: ignore[call-overload,no-any-return]
 
 
 def copy_repository(root: Path, folders: Iterable[str] = ("entries", "hardware")) -> Path:

@@ -184,7 +184,7 @@ def test_adding_a_dtype_to_the_schema_needs_no_python_change(
 
         from bottleneck_kb.rules import catalog
 
-        found = list(catalog.narrower_not_slower(device, None))  # type: ignore[arg-type]
+        found = list(catalog.narrower_not_slower(device, None))
         assert [d.code for d in found] == [DTYPE_ORDER]
         assert "fp6 peak 1 TFLOP/s is below fp8 peak 1.979 PFLOP/s" in found[0].message
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bottleneck_kb import domain
+from bottleneck_kb import domain, intervals
 from bottleneck_kb.model import Entry, build_entry
 from bottleneck_kb.roofline import parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
@@ -35,9 +35,9 @@ def _entry(workaround_sets: str) -> Entry:
 
 
 @pytest.fixture
-def proofs(monkeypatch: pytest.MonkeyPatch) -> list[domain.Box]:
+def proofs(monkeypatch: pytest.MonkeyPatch) -> list[intervals.Box]:
     """The boxes the proof is run on, in order."""
-    boxes: list[domain.Box] = []
+    boxes: list[intervals.Box] = []
     prove = domain._prove
 
     def recording(obligations, box, names):  # type: ignore[no-untyped-def]
@@ -49,7 +49,7 @@ def proofs(monkeypatch: pytest.MonkeyPatch) -> list[domain.Box]:
 
 
 def test_a_setting_inside_the_ranges_is_covered_by_the_entry_s_proof(
-    proofs: list[domain.Box],
+    proofs: list[intervals.Box],
 ) -> None:
     entry = _entry("{s: 3, B: 16}")
     formulas, problems = parse_formulas(entry)
@@ -59,7 +59,7 @@ def test_a_setting_inside_the_ranges_is_covered_by_the_entry_s_proof(
     assert [box["s"] for box in proofs] == [(1.0, 4.0)]  # the entry's box only
 
 
-def test_a_setting_outside_the_ranges_is_proven_on_its_own(proofs: list[domain.Box]) -> None:
+def test_a_setting_outside_the_ranges_is_proven_on_its_own(proofs: list[intervals.Box]) -> None:
     entry = _entry("{s: 0.25}")
     formulas, problems = parse_formulas(entry)
     assert formulas is not None, problems

@@ -88,7 +88,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Any:
     names = (*SYMBOLS, *FIGURES)
     formulas = {name: parse(text, names) for name, text in FORMULAS.items()}
     derived = []
-    declared = names
+    declared: tuple[str, ...] = names
     for name, text in DERIVED:
         derived.append((name, parse(text, declared)))
         declared = (*declared, name)

@@ -124,7 +124,7 @@ def test_key_order_is_read_from_the_schema_whatever_its_shape(
             {"type": "object", "properties": {"value": {}, "source": {}, "note": {}}},
         ]
     }
-    monkeypatch.setattr(fmt.schemas, "schema", lambda kind: schema)
+    monkeypatch.setattr(schemas, "schema", lambda kind: schema)
     text = "memory_bandwidth:\n  note: n\n  source: x\n  value: 3.35 TB/s\nid: d\n"
     assert formatted(text, schemas.HARDWARE, None) == (
         "id: d\nmemory_bandwidth:\n  value: 3.35 TB/s\n  source: x\n  note: n\n"

@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bottleneck_kb import check as check_module
+from bottleneck_kb import kb as kb_module
 from bottleneck_kb.check import check
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic, error
@@ -279,7 +280,7 @@ def test_a_crash_while_checking_one_file_does_not_hide_the_others(
 ) -> None:
     shutil.copyfile(FIXTURES / "hostile" / "yaml-bomb.yaml", kb_root / HERE / "yaml-bomb.yaml")
     (kb_root / HERE / "boom.yaml").write_text(entry_text("boom"), encoding="utf-8")
-    real_read_entry = check_module.read_entry
+    real_read_entry = kb_module.read_entry
 
     def read_entry(path: Path, root: Path) -> tuple[Entry | None, list[Diagnostic]]:
         if path.name == "boom.yaml":

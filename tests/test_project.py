@@ -31,6 +31,19 @@ def test_ruff_is_clean() -> None:
     assert formatted.returncode == 0, formatted.stdout
 
 
+def test_mypy_strict_is_clean(tmp_path: Path) -> None:
+    """The package ships py.typed, so its types are a promise to other code; the tests are
+    held to the same, so that a changed signature fails here rather than at a user's."""
+    typed = subprocess.run(
+        [BIN / "mypy", "--cache-dir", str(tmp_path / "cache")],  # the files pyproject names
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert typed.returncode == 0, typed.stdout
+
+
 def test_mkdocs_site_builds(tmp_path: Path) -> None:
     out = tmp_path / "site"
     build = subprocess.run(

@@ -47,7 +47,7 @@ def _units(data: object) -> Iterator[str]:
 
 def written_units() -> set[str]:
     """Every unit the repository's catalog and entries write."""
-    found = set()
+    found: set[str] = set()
     for path in sorted((REPOSITORY / "hardware").glob("*.yaml")):
         found.update(_units(yaml.safe_load(path.read_text(encoding="utf-8"))))
     for entry in KnowledgeBase.load(REPOSITORY).entries:

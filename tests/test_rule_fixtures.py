@@ -80,12 +80,12 @@ def test_one_rule_fixture(case: Path, kb_root: Path) -> None:
     # Several diagnostics may share a place: each expected line takes one whose message holds
     # its fragment, longest fragments first so that a bare place takes what is left.
     unmatched = list(found)
-    for place, fragment in sorted(expected, key=lambda row: -len(row[1])):
+    for where, fragment in sorted(expected, key=lambda row: -len(row[1])):
         match = next(
-            (d for d in unmatched if (d.path, d.line, d.col) == place and fragment in d.message),
+            (d for d in unmatched if (d.path, d.line, d.col) == where and fragment in d.message),
             None,
         )
-        assert match is not None, f"no {code} at {place} saying {fragment!r} in {unmatched}"
+        assert match is not None, f"no {code} at {where} saying {fragment!r} in {unmatched}"
         unmatched.remove(match)
 
 

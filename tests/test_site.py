@@ -141,10 +141,10 @@ class Elements(html.parser.HTMLParser):
         self.text.append(data)
 
     def ids(self) -> set[str]:
-        return {a["id"] for _, a in self.tags if a.get("id")}
+        return {i for _, a in self.tags if (i := a.get("id"))}
 
     def hrefs(self) -> list[str]:
-        return [a["href"] for t, a in self.tags if t == "a" and a.get("href")]
+        return [h for t, a in self.tags if t == "a" and (h := a.get("href"))]
 
 
 def parsed(site: Path, page: str) -> Elements:

@@ -114,7 +114,8 @@ def test_a_loaded_value_is_what_the_rules_say(text: str) -> None:
     value, problem = plain_value(text)
     for raw, in_list in ((f"k: {text}\n", False), (f"k:\n  - {text}\n", True)):
         try:
-            node = yaml.compose(raw, Loader=yaml.CSafeLoader).value[0][1]
+            root = yaml.compose(raw, Loader=yaml.CSafeLoader)
+            node = root.value[0][1] if root is not None else None
         except (yaml.YAMLError, AttributeError, IndexError):
             continue  # not a mapping with one key
         if in_list:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,7 @@ def test_a_new_sympy_is_a_new_key(kb_root: Path, monkeypatch: pytest.MonkeyPatch
     entries, devices = read(kb_root)
     cache = ViewCache(kb_root / "cache")
     before = cache.key(entries[0], devices)
-    monkeypatch.setattr(model_view.metadata, "version", lambda name: f"{name} from the future")
+    monkeypatch.setattr(metadata, "version", lambda name: f"{name} from the future")
     model_view._code_digest.cache_clear()
     try:
         after = cache.key(entries[0], devices)
