@@ -17,10 +17,10 @@ from bottleneck_kb.kb import Catalog
 from bottleneck_kb.model import Device, build_device
 from bottleneck_kb.quantity import Dimension
 from bottleneck_kb.rules import REGISTRY
-from bottleneck_kb.rules.catalog import DTYPE_ORDER, LOOKS_SPARSE
+from bottleneck_kb.rules.catalog import DTYPE_ORDER, LOOKS_SPARSE, RIDGE
 from bottleneck_kb.source import load
 
-from .conftest import FIXTURES, write_example
+from .conftest import FIXTURES, copy_repository, write_example
 
 SOURCES = """\
 sources:
@@ -251,3 +251,34 @@ def test_every_derived_value_says_how_and_every_source_was_read_on_a_date(
             if figure.basis == "derived":
                 assert figure.note, f"{device.id} {name}"
         assert all(s.read and s.url.startswith("https://") for s in device.sources)
+
+
+def test_a_device_failing_its_own_rules_is_reported_once_on_its_file(tmp_path: Path) -> None:
+    """A measured peak of 1e-300 FLOP/s makes every time on the device's measured figures
+    infinite: the device's ridge point says so, and entries are not checked on it (they were
+    each told, and `kb check` ended in an internal error writing one of the messages); those
+    that name it are pointed to its file."""
+    root = copy_repository(tmp_path / "kb")
+    h100 = root / "hardware" / "nvidia-h100-sxm.yaml"
+    text = h100.read_text(encoding="utf-8")
+    measured = "measured: {value: 1.0e-300 FLOP/s, how: A GEMM benchmark., source: klockwood-h100}"
+    written = text.replace(
+        "  bf16:\n    value: 989.4 TFLOP/s\n",
+        f"  bf16:\n    {measured}\n    value: 989.4 TFLOP/s\n",
+    )
+    assert written != text
+    h100.write_text(written, encoding="utf-8")
+
+    found = check(root).diagnostics
+
+    device, *pointers = found
+    assert (device.path, device.code) == ("hardware/nvidia-h100-sxm.yaml", RIDGE)
+    assert "on measured figures" in device.message
+    # Entries that name the device are pointed to its file, once each, and told nothing else.
+    assert pointers
+    assert len({d.path for d in pointers}) == len(pointers)
+    for pointer in pointers:
+        assert pointer.code == "KB204"
+        assert pointer.message == (
+            "device 'nvidia-h100-sxm' is defined in hardware/nvidia-h100-sxm.yaml, which has errors"
+        )

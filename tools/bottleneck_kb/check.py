@@ -11,11 +11,11 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import schemas
-from .diagnostics import Diagnostic, sorted_diagnostics
+from .diagnostics import Diagnostic, Severity, sorted_diagnostics
 from .kb import (
     ENTRIES,
     HARDWARE,
@@ -24,7 +24,7 @@ from .kb import (
     KnowledgeBase,
     discover,
     display_path,
-    entries_naming,
+    entries_relating_to,
     entry_ids,
     entry_paths,
     guarded,
@@ -140,26 +140,28 @@ def covering(
     paths: Sequence[Path],
     removed: Sequence[Path],
     catalog_root: Path,
-    catalog: Catalog,
 ) -> tuple[Coverage, list[Diagnostic]]:
     """The given paths and every entry that depends on what they, or the `removed` files,
-    define: an edited, added or deleted device re-checks the entries that name it, and a
-    deleted entry the entries that relate to it. Problems with the paths themselves (a named file
-    that does not exist) are returned beside the coverage."""
+    define: an edited, added or deleted device re-checks every entry (`bound_by` and the
+    formulas' domains are judged on every device of the catalog, so a device can fail an entry
+    that never names it), and a deleted entry the entries that relate to it. Problems with the
+    paths themselves (a named file that does not exist) are returned beside the coverage."""
     problems: list[Diagnostic] = []
     hardware = (catalog_root / HARDWARE).absolute()
     device_files = [p for p in (*paths, *removed) if p.absolute().is_relative_to(hardware)]
     shown = {display_path(p, catalog_root) for p in device_files}
-    devices = {p.stem for p in device_files}
-    devices |= {d.id for d in catalog.devices.values() if d.path in shown}
     files = entry_paths(root, paths, problems)
-    # Related links are checked against the entries that exist, so only an entry that is gone
-    # changes what the entries relating to it are told (an added one only mends a broken link).
-    below = f"{ENTRIES}/"
-    gone = [p for p in (*paths, *removed) if not (p.exists() or p.is_symlink())]
-    entries = entry_ids([p for p in gone if display_path(p, root).startswith(below)], root)
-    if devices or entries:
-        files += _new(root, entries_naming(root, devices, entries), files)
+    if device_files:
+        files += _new(root, entry_paths(root, None, problems), files)
+    else:
+        # Related links are checked against the entries that exist, so only an entry that is
+        # gone changes what the entries relating to it are told (an added one only mends a
+        # broken link).
+        below = f"{ENTRIES}/"
+        gone = [p for p in (*paths, *removed) if not (p.exists() or p.is_symlink())]
+        entries = entry_ids([p for p in gone if display_path(p, root).startswith(below)], root)
+        if entries:
+            files += _new(root, entries_relating_to(root, entries), files)
     shown |= {display_path(p, root) for p in files}
     shown |= {d.path for d in problems}
     return Coverage(files, shown), problems
@@ -200,16 +202,17 @@ def _check(
     catalog_root: Path | None,
     removed: Sequence[Path],
 ) -> CheckResult:
-    catalog = Catalog.load(root if catalog_root is None else catalog_root)
-    diagnostics = list(catalog.diagnostics)
-    devices = catalog.devices
+    read = Catalog.load(root if catalog_root is None else catalog_root)
     published = schemas.published(root)
-    diagnostics += _device_findings(catalog, select, published)
+    found_on_devices = _device_findings(read, select, published)
+    diagnostics = [*read.diagnostics, *found_on_devices]
+    catalog = without_failing(read, found_on_devices)
+    devices = catalog.devices
 
     if paths is None:
         coverage = Coverage(entry_paths(root, None, diagnostics), None)
     else:
-        coverage, problems = covering(root, paths, removed, catalog_root or root, catalog)
+        coverage, problems = covering(root, paths, removed, catalog_root or root)
         diagnostics += problems
     checks = EntryChecks.of(catalog, select, published)
     results = _check_files(root, checks, coverage.entries, jobs)
@@ -248,9 +251,10 @@ def check_read(kb: KnowledgeBase) -> CheckResult:
     """What `kb check` finds in a knowledge base already read, as the site has it: what
     reading found, then every rule, without reading a file again."""
     with _collector_paused():
-        catalog = kb.catalog
         published = schemas.published(kb.root)
-        diagnostics = [*kb.diagnostics, *_device_findings(catalog, None, published)]
+        found_on_devices = _device_findings(kb.catalog, None, published)
+        diagnostics = [*kb.diagnostics, *found_on_devices]
+        catalog = without_failing(kb.catalog, found_on_devices)
         checks = EntryChecks.of(catalog, None, published)
         read = {kb.root / entry.path: entry for entry in kb.entries}
 
@@ -264,6 +268,22 @@ def check_read(kb: KnowledgeBase) -> CheckResult:
         ids = entry_ids(files, kb.root)
         diagnostics += _knowledge_base_findings(summaries, catalog.devices, ids, None)
         return CheckResult(sorted_diagnostics(diagnostics), len(files), len(catalog.devices))
+
+
+def without_failing(catalog: Catalog, found_on_devices: Sequence[Diagnostic]) -> Catalog:
+    """The catalog that entries are checked against: devices with an error of their own
+    (a ridge point or a figure no device has) left out, as broken files are, so that the
+    error is said once, on the device's file, instead of on every entry evaluated there;
+    an entry that names such a device is pointed to its file."""
+    failing = {d.path for d in found_on_devices if d.severity is Severity.ERROR}
+    if not failing:
+        return catalog
+    left_out = {i: d.path for i, d in catalog.devices.items() if d.path in failing}
+    return replace(
+        catalog,
+        devices={i: d for i, d in catalog.devices.items() if i not in left_out},
+        broken={**catalog.broken, **left_out},
+    )
 
 
 def _device_findings(

@@ -307,8 +307,7 @@ def named_files(
     return list(once.values())
 
 
-#: Where an entry names other files' ids: (list, key of each item) for devices, for entries.
-_NAMES_DEVICES = (("hardware_parameters", "values_for"), ("checks", "devices"))
+#: Where an entry names other entries' ids: (list, key of each item).
 _NAMES_ENTRIES = (("related", "id"),)
 
 
@@ -327,18 +326,15 @@ def _named(data: object, places: tuple[tuple[str, str], ...]) -> Iterator[object
                 yield names
 
 
-def entries_naming(
-    root: Path, device_ids: Collection[str], entry_ids: Collection[str] = ()
-) -> list[Path]:
-    """The entry files below root that name one of `device_ids` (in values_for or a check's
-    devices) or of `entry_ids` (in related): those whose diagnostics can change when the
-    devices or entries do.
+def entries_relating_to(root: Path, entry_ids: Collection[str]) -> list[Path]:
+    """The entry files below root that name one of `entry_ids` in `related`: those whose
+    diagnostics change when one of those entries is deleted.
 
     Only files whose bytes hold an id, or a backslash (a double-quoted YAML string may spell
     an id with escapes), can name one, so only those are parsed; they are only parsed, the
     check proper comes later.
     """
-    wanted = [name.encode() for name in (*device_ids, *entry_ids)]
+    wanted = [name.encode() for name in entry_ids]
     found = []
     for path in discover(root, ENTRIES):
         display = display_path(path, root)
@@ -347,11 +343,7 @@ def entries_naming(
             continue
         document, _ = load(raw, display)
         data = None if document is None else document.data
-        devices = _named(data, _NAMES_DEVICES)
-        entries = _named(data, _NAMES_ENTRIES)
-        if any(isinstance(n, str) and n in device_ids for n in devices) or any(
-            isinstance(n, str) and n in entry_ids for n in entries
-        ):
+        if any(isinstance(n, str) and n in entry_ids for n in _named(data, _NAMES_ENTRIES)):
             found.append(path)
     return found
 

@@ -65,6 +65,6 @@ def format_seconds(value: float, digits: int = 3) -> str:
 
 def number(value: float) -> str:
     """A symbol's value as a person writes it: 4, 0.25, 128256, 1e+09."""
-    if value == int(value) and abs(value) < 1e7:
+    if math.isfinite(value) and value == int(value) and abs(value) < 1e7:
         return str(int(value))
     return f"{value:.4g}"

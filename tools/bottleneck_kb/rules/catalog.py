@@ -15,6 +15,7 @@ from ..diagnostics import Diagnostic, Severity
 from ..model import PEAK_FLOPS, Device, Located, dtype_traits, field_shapes
 from ..numbers import format_quantity
 from ..quantity import Measure
+from ..roofline import BASES, Basis, basis_figure
 from ..schemas import suggest
 from . import Context, Scope, rule
 
@@ -185,12 +186,31 @@ def narrower_not_slower(device: Device, context: Context) -> Iterable[Diagnostic
         )
 
 
+def _on_bases(device: Device, name: str) -> Iterator[tuple[Basis, float, Located]]:
+    """Figure `name` on each basis a command may evaluate on (datasheet, measured, derated),
+    each value once, with where it comes from."""
+    datasheet = device.figures[name].value.value
+    seen: set[float] = set()
+    for basis in BASES:
+        value, kind = basis_figure(device, name, datasheet, basis)
+        if value not in seen:
+            seen.add(value)
+            yield basis, value, _departure(device, name, kind)
+
+
+def _basis_words(basis: Basis) -> str:
+    """` on measured figures`: what a message adds for figures other than the datasheet's."""
+    words = [w for w, on in (("measured", basis.measured), ("derated", basis.derated)) if on]
+    return f" on {' and '.join(words)} figures" if words else ""
+
+
 @rule(RIDGE, "plausible-ridge-point", Scope.DEVICE)
 def plausible_ridge(device: Device, context: Context) -> Iterable[Diagnostic]:
     """Each ridge point (dense peak over memory bandwidth) lies between 1 and 3,000 FLOP/B.
 
     ## What it checks
-    Peak FLOP/s of each dtype divided by the memory bandwidth.
+    Peak FLOP/s of each dtype divided by the memory bandwidth, on the datasheet figures and
+    on the measured and derated ones (`kb eval --basis measured`, `--derated`).
     ## Why it matters
     A ridge point outside that band means a unit slip (GB/s for TB/s, GFLOP/s for TFLOP/s),
     which flips every verdict on the device.
@@ -205,19 +225,43 @@ def plausible_ridge(device: Device, context: Context) -> Iterable[Diagnostic]:
     memory_bandwidth: {value: 3.35 TB/s, source: sheet}
     ```
     """
-    bandwidth = device.memory_bandwidth
     low, high = RIDGE_BAND
-    for dtype, peak in device.peak_flops.items():
-        ridge = peak.value / bandwidth
-        if not low <= ridge <= high:
-            yield device.figures[f"{PEAK_FLOPS}.{dtype}"].where.error(
+    bandwidth = device.figures["memory_bandwidth"].value.value
+    for dtype in device.peak_flops:
+        key = f"{PEAK_FLOPS}.{dtype}"
+        datasheet = device.figures[key].value.value
+        told: set[tuple[float, float]] = set()
+        for basis in BASES:
+            peak, peak_kind = basis_figure(device, key, datasheet, basis)
+            moved, moved_kind = basis_figure(device, "memory_bandwidth", bandwidth, basis)
+            ridge = peak / moved
+            if (peak, moved) in told or low <= ridge <= high:
+                continue
+            told.add((peak, moved))
+            # Said where the basis departs from the datasheet: the figure that moved.
+            if peak_kind == "datasheet" and moved_kind != "datasheet":
+                where = _departure(device, "memory_bandwidth", moved_kind)
+            else:
+                where = _departure(device, key, peak_kind)
+            yield where.error(
                 RIDGE,
                 f"{dtype} ridge point {format_quantity(ridge, 'FLOP/B')} "
-                f"({_flops(peak.value)} over {format_quantity(bandwidth, 'B/s')}) is outside "
-                f"{low:g} to {high:,.0f} FLOP/B",
+                f"({_flops(peak)} over {format_quantity(moved, 'B/s')}){_basis_words(basis)} "
+                f"is outside {low:g} to {high:,.0f} FLOP/B",
                 "check the units of peak_flops and memory_bandwidth",
                 at=("value",),
             )
+
+
+def _departure(device: Device, name: str, kind: str) -> Located:
+    """Where a figure's value on a basis comes from: its datasheet value, its measured value
+    or the achieved fraction that derates it."""
+    figure = device.figures[name]
+    if kind == "measured" and figure.measured is not None:
+        return figure.measured.where
+    if kind == "datasheet, derated":
+        return device.achieved[name.partition(".")[0]].where
+    return figure.where
 
 
 @rule(IMPLAUSIBLE, "plausible-figure", Scope.DEVICE)
@@ -226,7 +270,8 @@ def plausible_figures(device: Device, context: Context) -> Iterable[Diagnostic]:
 
     ## What it checks
     Memory capacity, memory and interconnect bandwidth and launch latency against ranges no
-    accelerator falls outside (the schema's `x-plausible` on each kind of figure).
+    accelerator falls outside (the schema's `x-plausible` on each kind of figure): the
+    datasheet value, a measured one, and the value an achieved fraction derates it to.
     ## Why it matters
     A figure off by a factor of 1,000 passes the dimension check and ruins every result.
     ## How to fix
@@ -249,15 +294,12 @@ def plausible_figures(device: Device, context: Context) -> Iterable[Diagnostic]:
         unit = shape.dimension.base_unit
         # Link bandwidths are held per direction; the range is per direction too.
         each_way = " each way" if figure.direction is not None else ""
-        written = [(figure.value, figure.where)]
-        if figure.measured is not None:
-            written.append((figure.measured.value, figure.measured.where))
-        for value, where in written:
-            if not low <= value.value <= high:
+        for basis, value, where in _on_bases(device, name):
+            if not low <= value <= high:
                 yield where.error(
                     IMPLAUSIBLE,
-                    f"{name} {format_quantity(value.value, unit)}{each_way} is outside "
-                    f"{format_quantity(low, unit)} to {format_quantity(high, unit)}",
+                    f"{name} {format_quantity(value, unit)}{each_way}{_basis_words(basis)} is "
+                    f"outside {format_quantity(low, unit)} to {format_quantity(high, unit)}",
                     "check the unit (GB, not MB; TB/s, not GB/s)",
                     at=("value",),
                 )
