@@ -158,6 +158,29 @@ def test_an_existing_file_is_never_overwritten(repository: Path) -> None:
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    ("linked", "args"),
+    [("entries/outside", ["outside/x"]), ("hardware", ["--hardware", "x-device"])],
+)
+def test_nothing_is_written_through_a_linked_folder(
+    repository: Path, tmp_path: Path, linked: str, args: list[str]
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    folder = repository / linked
+    if folder.exists():
+        folder.rename(tmp_path / "moved")
+    folder.symlink_to(elsewhere, target_is_directory=True)
+
+    result = run("new", *args, "--root", str(repository))
+
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        f"Error: {linked} is a symlink; kb new writes only inside the repository\n"
+    )
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_malformed_id_is_refused_with_what_is_allowed(repository: Path) -> None:
     before = sorted(repository.rglob("*"))
 

@@ -73,11 +73,28 @@ def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> P
     display = display_path(path, root)
     if path.exists() or path.is_symlink():
         raise ScaffoldError(f"{display} already exists", "edit it, or choose another id")
+    linked = _linked_folder(root, path.parent)
+    if linked is not None:
+        raise ScaffoldError(
+            f"{display_path(linked, root)} is a symlink; kb new writes only inside the repository",
+            "make it a folder of the repository (kb check does not read entries through links)",
+        )
     relative = f"{FOLDERS[kind]}/{identifier}{SUFFIX}"
     text = skeleton(kind, {"id": identifier, **given}, schemas.schema_line(root, relative, kind))
     path.parent.mkdir(parents=True, exist_ok=True)
     _create(path, text)
     return path
+
+
+def _linked_folder(root: Path, folder: Path) -> Path | None:
+    """The first folder between `root` and `folder` (itself included) that is a symlink: a
+    write through it would land wherever the link points, outside the repository."""
+    current = root
+    for part in folder.relative_to(root).parts:
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
 
 
 def skeleton(kind: str, given: dict[str, str], schema_line: str | None) -> str:
