@@ -420,6 +420,22 @@ def test_diff_shows_a_unified_diff(kb: Path) -> None:
     )
 
 
+def test_diff_lines_quoting_a_file_are_never_workflow_commands(kb: Path) -> None:
+    """A diff shows the file's own lines as context, after a space that GitHub's runner
+    strips before it looks for `::`; its older `##[` it takes anywhere in a line."""
+    entry = kb / "entries" / "fixtures" / "minimal.yaml"
+    with entry.open("a", encoding="utf-8") as out:
+        out.write("notes:   >-\n  ::error file=README.md,line=1::pwned\n  ##[warning]pwned\n")
+
+    result = run("fmt", "--root", str(kb), "--diff", str(entry))
+
+    assert result.exit_code == 1
+    assert "   \\x3a:error file=README.md,line=1::pwned\n" in result.output
+    assert "   \\x23#[warning]pwned\n" in result.output
+    for line in result.output.splitlines():
+        assert not line.lstrip().startswith("::") and "##[" not in line, line
+
+
 def test_a_file_that_does_not_load_is_refused_and_left_alone(kb: Path) -> None:
     broken = kb / "entries" / "fixtures" / "broken.yaml"
     broken.write_text("id: fixtures/broken\ntitle: [unclosed\n", encoding="utf-8")

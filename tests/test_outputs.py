@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bottleneck_kb.cli import main
-from bottleneck_kb.diagnostics import one_line
+from bottleneck_kb.diagnostics import inert_json, one_line
 
 from .conftest import FIXTURES
 
@@ -32,6 +32,10 @@ HOSTILE = {
     "line-separator": "x\u2028::error::pwned",
     "paragraph-separator": "x\u2029::error::pwned",
     "bidi-override": "x\u202e::error::pwned",
+    # Shown at the start of a line of its own (a check's claim in the table) it is a command.
+    "workflow-command": "::error::pwned",
+    # The runner's older form, taken anywhere in a line.
+    "old-workflow-command": "x ##[error]pwned",
 }
 #: Control characters the loader refuses in any text (KB013).
 REFUSED_BY_THE_LOADER = {"carriage-return", "escape-sequence"}
@@ -182,6 +186,7 @@ def assert_harmless(result: Result, command: str) -> None:
     for line in result.output.splitlines():
         if line.lstrip().startswith("::"):
             assert command == "check github" and ANNOTATION.match(line), repr(line)
+        assert "##[" not in line, repr(line)
 
 
 @pytest.fixture
@@ -225,8 +230,11 @@ def test_a_hostile_value_in_any_field_is_harmless_in_every_output(
         return  # refused: the value is not shown, the diagnostic is
     for command in SHOWN.get(field, ()):
         output = results[command].output
-        escaped = json.dumps(hostile)[1:-1] if command.endswith(("json", "sarif")) else None
-        assert (escaped or one_line(hostile)) in output, (command, output)
+        json_text = inert_json(json.dumps(hostile))[1:-1]
+        escaped = json_text if command.endswith(("json", "sarif")) else None
+        # In the text formats, as one_line shows it at the start of a line or within one.
+        shown = {escaped} if escaped else {one_line(hostile), one_line(f"x{hostile}")[1:]}
+        assert any(text in output for text in shown), (command, output)
 
 
 def test_a_line_break_in_a_one_line_field_is_reported_where_it_is(full_root: Path) -> None:

@@ -64,17 +64,38 @@ def _escape(match: re.Match[str]) -> str:
     return _NAMED.get(character) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
+#: What GitHub's runner takes for a workflow command in a line of a job's log: `::` after
+#: any white space at the start of the line (`::error::`), or its older form `##[` anywhere
+#: in it (`##[error]`). Quoted from a file, either would let the file write the log's
+#: annotations, groups and masks; the first character is shown as an escape instead.
+_COMMAND = re.compile(r"^(\s*):(?=:)|#(?=#\[)", re.MULTILINE)
+
+
+def _inert(match: re.Match[str]) -> str:
+    start = match.group(1)
+    return "\\x23" if start is None else f"{start}\\x3a"
+
+
 def printable(text: str) -> str:
     """`text`, lines kept, with every control and invisible character shown as an escape
-    (`\\x1b`, `\\u202e`): for output of several lines, such as a diff."""
-    return _UNSAFE_IN_TEXT.sub(_escape, text)
+    (`\\x1b`, `\\u202e`), and no line a CI runner would take for a command: for output of
+    several lines, such as a diff."""
+    return _COMMAND.sub(_inert, _UNSAFE_IN_TEXT.sub(_escape, text))
 
 
 def one_line(text: str) -> str:
     """`text` as one line that shows what it holds: line breaks, controls, separators and
-    direction overrides written as escapes (`\\n`, `\\x1b`, `\\u2028`). Every piece of text
-    that came from a file goes through this before it is written to a line of output."""
-    return _UNSAFE_IN_A_LINE.sub(_escape, text)
+    direction overrides written as escapes (`\\n`, `\\x1b`, `\\u2028`), and a start that a CI
+    runner would take for a workflow command too (`\\x3a:error::`, `\\x23#[error]`). Every
+    piece of text that came from a file goes through this before it is written to a line of
+    output."""
+    return _COMMAND.sub(_inert, _UNSAFE_IN_A_LINE.sub(_escape, text))
+
+
+def inert_json(text: str) -> str:
+    """JSON text with GitHub's older command prefix `##[` written `#\\u0023[`: the same JSON,
+    which no CI runner reads as a command (`::` cannot start a line of JSON)."""
+    return text.replace("##[", "#\\u0023[")
 
 
 def located_line(d: Diagnostic) -> str:

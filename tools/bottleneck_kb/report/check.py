@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..diagnostics import Diagnostic, Severity, located_line, one_line
+from ..diagnostics import Diagnostic, Severity, inert_json, located_line, one_line
 from ..results import CheckResult
 from . import CHECK, reporter
 
@@ -62,7 +62,7 @@ def json_report(result: CheckResult) -> str:
             "text": summary(result),
         },
     }
-    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+    return inert_json(json.dumps(document, indent=2, ensure_ascii=True)) + "\n"
 
 
 def _escape_data(text: str) -> str:
@@ -126,4 +126,4 @@ def sarif(result: CheckResult) -> str:
         "version": "2.1.0",
         "runs": [{"tool": {"driver": {"name": "kb", "rules": rules}}, "results": results}],
     }
-    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+    return inert_json(json.dumps(document, indent=2, ensure_ascii=True)) + "\n"

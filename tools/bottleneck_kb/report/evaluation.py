@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import one_line
+from ..diagnostics import inert_json, one_line
 from ..numbers import format_quantity, format_seconds, number
 from . import EVALUATION, reporter, table
 
@@ -176,4 +176,4 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
 
 @reporter(EVALUATION, "json")
 def evaluation_json(evaluation: EntryEvaluation) -> str:
-    return json.dumps(evaluation_data(evaluation), indent=2, ensure_ascii=True) + "\n"
+    return inert_json(json.dumps(evaluation_data(evaluation), indent=2, ensure_ascii=True)) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import one_line
+from ..diagnostics import inert_json, one_line
 from ..model import dtype_traits
 from ..numbers import format_quantity
 from . import HARDWARE, reporter, table
@@ -56,4 +56,4 @@ def hardware_table(listing: HardwareListing) -> str:
 
 @reporter(HARDWARE, "json")
 def hardware_json(listing: HardwareListing) -> str:
-    return json.dumps(hardware_data(listing), indent=2, ensure_ascii=True) + "\n"
+    return inert_json(json.dumps(hardware_data(listing), indent=2, ensure_ascii=True)) + "\n"
