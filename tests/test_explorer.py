@@ -44,6 +44,24 @@ POINTS = 20
 HOSTILE = "flops/hostile-explorer"
 HOSTILE_FORMULA = "flops/hostile-formula"
 WEIGHT_LIMIT = 300 * 1024
+ODD = "flops/odd-symbols"
+# A symbol named as a property every JavaScript object has, and ranges whose width (X) or
+# ratio (N) is past the largest float.
+ODD_ENTRY = """\
+id: flops/odd-symbols
+title: Symbols named like object properties, ranges past float arithmetic
+class: decode_gemm
+bound_by: memory
+arithmetic_intensity:
+  summary: A decode GEMM whose symbols stress the explorer.
+  flops: 2 * constructor * N
+  bytes: 2 * N + max(X, 1)
+scales_with:
+  - {name: batch, symbol: constructor, description: Rows., typical: 8, range: [1, 64]}
+  - {name: weights, symbol: N, description: Weights., typical: 7.0e+9, range: [1.0e-200, 1.0e+200]}
+  - {name: offset, symbol: X, description: Bytes., typical: 1.0e+9, range: [-1.0e+308, 1.0e+308]}
+workarounds: []
+"""
 
 
 def _hostile(text: str, new_id: str) -> str:
@@ -75,16 +93,17 @@ def knowledge_base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
         "flops: 2 * B * k * d * V", 'flops: "2 * B</script><script>window.__pwned=6</script>"'
     )
     (root / "entries" / f"{HOSTILE_FORMULA}.yaml").write_text(formula, "utf-8")
+    (root / "entries" / f"{ODD}.yaml").write_text(ODD_ENTRY, "utf-8")
     kb = KnowledgeBase.load(root)
     assert kb.diagnostics == []
     ids = {e.id for e in kb.entries}
-    assert {HOSTILE, HOSTILE_FORMULA, LM_HEAD} <= ids
+    assert {HOSTILE, HOSTILE_FORMULA, LM_HEAD, ODD} <= ids
     return kb
 
 
 def repository_entries(kb: KnowledgeBase) -> list[Entry]:
     return sorted(
-        (e for e in kb.entries if e.id not in (HOSTILE, HOSTILE_FORMULA)), key=lambda e: e.id
+        (e for e in kb.entries if e.id not in (HOSTILE, HOSTILE_FORMULA, ODD)), key=lambda e: e.id
     )
 
 
@@ -245,6 +264,39 @@ def test_the_batch_slider_flips_the_lm_head_where_kb_eval_does(browser: Browser)
     assert (
         reopened.locator('.kb-explorer input[type=number][data-symbol="B"]').input_value() == "80"
     )
+
+
+def test_odd_symbol_names_and_ranges_past_float_arithmetic(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    entry = knowledge_base.entry(ODD)
+    assert entry is not None
+    formulas, _ = parse_formulas(entry)
+    assert formulas is not None
+    page = browser.open(f"{entry_url(ODD)}#@on={H100}")
+    device = knowledge_base.catalog.devices[H100]
+    typical = {s.symbol: s.typical for s in entry.scales_with if s.typical is not None}
+    assert_agrees(table(page), {H100: evaluate(entry, formulas, device, typical)}, "typical")
+
+    def moved(symbol: str, position: int) -> float:
+        page.locator(f'.kb-explorer input[type=range][data-symbol="{symbol}"]').fill(str(position))
+        field = page.locator(f'.kb-explorer input[type=number][data-symbol="{symbol}"]')
+        return float(field.input_value())
+
+    # Halfway is the middle of the range: 0 on a linear one, 1 on a log one.
+    assert moved("X", 500) == 0
+    assert math.isclose(moved("N", 500), 1, rel_tol=1e-9)
+    assert (moved("X", 0), moved("X", 1000)) == (-1e308, 1e308)
+    assert (moved("N", 0), moved("N", 1000)) == (1e-200, 1e200)
+    assert moved("constructor", 1000) == 64
+    at = {"constructor": 64.0, "N": 1e200, "X": 1e308}
+    assert_agrees(table(page), {H100: evaluate(entry, formulas, device, at)}, "ends")
+    drawn = page.eval_on_selector_all(
+        ".kb-explorer svg *", "nodes => nodes.flatMap(n => [...n.attributes].map(a => a.value))"
+    )
+    assert drawn and not [value for value in drawn if "NaN" in value or "Infinity" in value]
+    assert page.locator(".kb-x-notes li").count() == 0
+    assert browser.errors == []
 
 
 def test_a_shared_link_reproduces_the_state(browser: Browser) -> None:

@@ -53,6 +53,24 @@ CODE_NOTES = """notes: |
       !!! note
   Done.
 """
+BLOCK_MARKUP = "fixtures/block-markup"
+# One-line fields that Markdown alone would make a heading, a list or a rule; a title past
+# U+FFFF, which JSON writes as a surrogate pair that YAML front matter cannot read.
+BLOCK_MARKUP_FIELDS = {
+    'title: "A minimal valid entry"': 'title: "# Huge heading \\U0001F680"',
+    "workarounds: []\n": """workarounds:
+  - title: "1. First"
+    description: Decode more.
+    reported: "- bullet"
+  - title: Second
+    description: Decode more.
+    reported: "---"
+checks:
+  - claim: "## sub"
+    devices: [nvidia-h100-sxm]
+    expect: {bound_by: memory}
+""",
+}
 COPIED = ("entries", "hardware", "schema", "site", "mkdocs.yml", "README.md", "CONTRIBUTING.md")
 
 
@@ -107,6 +125,13 @@ def kb_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
         minimal.replace("id: fixtures/minimal", f"id: {CODE_IN_NOTES}") + CODE_NOTES,
         encoding="utf-8",
     )
+    block_markup = minimal.replace("id: fixtures/minimal", f"id: {BLOCK_MARKUP}").replace(
+        "title: A minimal valid entry", 'title: "A minimal valid entry"'
+    )
+    for written, hostile in BLOCK_MARKUP_FIELDS.items():
+        assert written in block_markup
+        block_markup = block_markup.replace(written, hostile)
+    (fixtures / "block-markup.yaml").write_text(block_markup, encoding="utf-8")
     lm_head = root / "entries" / f"{LM_HEAD}.yaml"
     text = lm_head.read_text("utf-8")
     lm_head.write_text(text.replace(f"id: {LM_HEAD}\n", f"id: {LM_HEAD}\naliases: [{ALIAS}]\n"))
@@ -345,6 +370,22 @@ def test_hostile_entry_text_is_text_on_the_built_page(built: Path, fixture: Path
         if attack in written:
             assert attack in shown  # shown as the text it is
             assert attack not in page  # never as markup
+
+
+def test_one_line_fields_stay_text_in_their_place(built: Path) -> None:
+    page = page_file(built, f"entries/{BLOCK_MARKUP}.md").read_text("utf-8")
+    elements = Elements(page)
+    assert "<title># Huge heading \U0001f680 - Bottleneck KB</title>" in page
+    assert '<h1 id="kb-title"># Huge heading \U0001f680</h1>' in page
+    assert [t for t, _ in elements.tags].count("h1") == 1
+    assert "<h3>1. First</h3>" in page
+    assert '<p class="kb-reported">Reported: - bullet</p>' in page
+    assert '<p class="kb-reported">Reported: ---</p>' in page
+    assert "<td>## sub</td>" in page
+    # The front matter was read: no stray rule or heading before the page's own.
+    assert not {"hr", "h2"} & {
+        t for t, _ in elements.tags[: elements.tags.index(("h1", {"id": "kb-title"}))]
+    }
 
 
 def test_code_in_entry_text_stays_code(built: Path) -> None:

@@ -378,3 +378,17 @@ def test_a_base_whose_symbols_cancel_is_bounded_by_the_numbers_written_in_it() -
     assert found is not None
     assert found.message == "constant power is too large to compute exactly (about 12108 bits)"
     assert found.offset == refused.value.offset
+
+
+def test_symbol_names_are_shown_as_written_where_sympy_would_dress_them_ambiguously() -> None:
+    """sympy reads `__` as a superscript and a final digit as a subscript: `N__2` would show as
+    N squared, and `a1` as `a_1`, which is another symbol of the same entry."""
+    formula = parse("2 * N__2 + a1 - a_1 + N_d", frozenset({"N__2", "a1", "a_1", "N_d"}))
+    expr = to_sympy(formula)
+
+    assert to_latex(expr) == r"2 N\_\_2 + N_{d} + a1 - a_{1}"
+    mathml = to_mathml(expr)
+    assert "<mi>N__2</mi>" in mathml and "<mi>a1</mi>" in mathml
+    assert "<msub><mi>a</mi><mi>1</mi></msub>" in mathml
+    assert "<msub><mi>N</mi><mi>d</mi></msub>" in mathml
+    assert "<msup>" not in mathml

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -23,6 +24,8 @@ from functools import lru_cache
 from typing import Any
 
 import sympy
+from sympy.printing.latex import LatexPrinter
+from sympy.printing.mathml import MathMLPresentationPrinter
 
 from .budget import MAX_EXACT_BITS, MAX_SYMBOLIC_EXPONENT, ratio_cost
 from .formula import FUNCTIONS, Formula, FormulaError, offset_of
@@ -277,13 +280,38 @@ def render_intensity(flops: Formula, bytes_: Formula) -> Rendered:
     return Rendered(str(expr), to_latex(expr), to_mathml(expr))
 
 
+#: Symbol names sympy's printers may dress: with one subscript (`N_d`, `c_kv`), or with no
+#: underscore and no final digit (`k`, `alpha`). sympy also reads `__` as a superscript and
+#: final digits as a subscript, so `N__2` would read as N squared and `a1` as `a_1`, another
+#: symbol: every other name is shown as written.
+_DRESSED = re.compile(r"[A-Za-z]+(_[A-Za-z0-9]+|[A-Za-z]*)")
+
+
+def _ambiguous(name: str) -> bool:
+    return _DRESSED.fullmatch(name) is None or (name[-1].isdigit() and "_" not in name)
+
+
+class _LatexPrinter(LatexPrinter):  # type: ignore[misc]  # sympy ships no types
+    def _split_super_sub(self, name: str) -> tuple[str, list[str], list[str]]:
+        if _ambiguous(name):
+            return name.replace("_", "\\_"), [], []
+        return super()._split_super_sub(name)  # type: ignore[no-any-return]
+
+
+class _MathMLPrinter(MathMLPresentationPrinter):  # type: ignore[misc]
+    def _split_super_sub(self, name: str) -> tuple[str, list[str], list[str]]:
+        if _ambiguous(name):
+            return name, [], []
+        return super()._split_super_sub(name)  # type: ignore[no-any-return]
+
+
 def to_latex(expr: sympy.Expr) -> str:
     """LaTeX for the site's formula rendering."""
-    latex: str = sympy.latex(expr)
+    latex: str = _LatexPrinter().doprint(expr)
     return latex
 
 
 def to_mathml(expr: sympy.Expr) -> str:
     """Presentation MathML, which browsers render natively without a JavaScript library."""
-    mathml: str = sympy.mathml(expr, printer="presentation")
+    mathml: str = _MathMLPrinter().doprint(expr)
     return mathml

@@ -156,7 +156,23 @@ def _page(title: str, body: Iterable[str]) -> str:
     early) is broken up first.
     """
     safe = text(" ".join(title.replace("</", "< /").split()))
-    return f"---\ntitle: {json.dumps(safe)}\n---\n\n" + "\n\n".join(body) + "\n"
+    return f"---\ntitle: {_yaml_string(safe)}\n---\n\n" + "\n\n".join(body) + "\n"
+
+
+def _yaml_string(value: str) -> str:
+    """`value` as a YAML double-quoted scalar in printable ASCII. JSON's escapes are not YAML's
+    past U+FFFF: a surrogate pair (`\\ud83d\\ude80`) is no character to YAML, and MkDocs,
+    failing to read the front matter, would show it as the page's first lines."""
+    escaped = []
+    for character in value:
+        code = ord(character)
+        if character in '"\\':
+            escaped.append(f"\\{character}")
+        elif 0x20 <= code < 0x7F:
+            escaped.append(character)
+        else:
+            escaped.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+    return f'"{"".join(escaped)}"'
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") -> str:

@@ -76,7 +76,9 @@ def inline(text: str) -> str:
     rendered = block(line)
     if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<p>") == 1:
         return rendered[3:-4]
-    return rendered
+    # A heading, a rule or a list (`# Title`, `---`, `1. First`): block markup would break out
+    # of the heading, cell or line the text is shown in, so the text is shown as written.
+    return html.escape(line, quote=False)
 
 
 def text(value: str) -> str:

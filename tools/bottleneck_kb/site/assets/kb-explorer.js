@@ -7,10 +7,15 @@
   "use strict";
   var R = window.KBFormula;
   var SVG = "http://www.w3.org/2000/svg";
-  var registry = {};
-  var waiting = {};
+  var registry = Object.create(null);
+  var waiting = Object.create(null);
   var SLIDER_STEPS = 1000;
   var CHART_POINTS = 48;
+
+  /* Maps keyed by what an entry or a link names (symbols, dtypes, figures): without a
+     prototype, so a symbol named `constructor` or `__proto__` is a key like any other. */
+  function map() { return Object.create(null); }
+  function has(object, key) { return Object.prototype.hasOwnProperty.call(object, key); }
 
   function register(data, make) {
     registry[data.id] = { data: data, compiled: make(R) };
@@ -28,7 +33,7 @@
   /* The symbols' values: typical ones, the reader's on top, the workaround's settings on top
      of those (they are what the workaround is). */
   function assignment(data, state) {
-    var values = {};
+    var values = map();
     data.symbols.forEach(function (s) {
       if (s.typical !== null) values[s.symbol] = s.typical;
     });
@@ -54,7 +59,7 @@
   /* The work at an assignment: {values, quantities} or {error}. */
   function work(entry, state) {
     var values = assignment(entry.data, state);
-    var quantities = {};
+    var quantities = map();
     var names = ["flops", "bytes"];
     for (var i = 0; i < names.length; i++) {
       try {
@@ -83,11 +88,11 @@
     var result = { device: device.id, name: device.name };
     var peaks = device.figures.peak_flops || {};
     var missing = data.needs.filter(function (name) {
-      return name === "peak_flops" ? !(dtype in peaks) : !(name in device.figures);
+      return name === "peak_flops" ? !has(peaks, dtype) : !has(device.figures, name);
     }).map(function (name) { return name === "peak_flops" ? "dense " + dtype + " peak" : name; });
     if (missing.length) { result.skipped = "no " + missing.join(", ") + " in the catalog"; return result; }
     if (done.error) { result.error = done.error; return result; }
-    var env = {};
+    var env = map();
     Object.keys(done.values).forEach(function (k) { env[k] = done.values[k]; });
     Object.keys(device.figures).forEach(function (k) { env[k] = device.figures[k]; });
     env.peak_flops = peaks[dtype];
@@ -104,7 +109,7 @@
         if (value < 0) throw new R.FormulaError(other + " must be >= 0; got " + R.g(value), 0);
         q[other] = value;
       });
-      result.derived = {};
+      result.derived = map();
       entry.compiled.derived.forEach(function (pair) {
         name = pair[0];
         result.derived[pair[0]] = env[pair[0]] = pair[1](env);
@@ -118,7 +123,7 @@
     result.quantities = q;
     result.intensity = q.flops / q.bytes;
     result.ridge = env.peak_flops / env.memory_bandwidth;
-    result.times = {};
+    result.times = map();
     result.time = -Infinity;
     data.roofs.forEach(function (roof) {
       if (!(roof.quantity in q)) return;
@@ -177,7 +182,7 @@
      (`@on=a,b`), dtype (`@dtype=fp8`), workaround (`@w=1`); anything else is ignored, and
      every value ignored or clamped is said in `notes`. */
   function readFragment(data, fragment, state, notes) {
-    var bySymbol = {};
+    var bySymbol = map();
     data.symbols.forEach(function (s) { bySymbol[s.symbol] = s; });
     var known = data.devices.map(function (d) { return d.id; });
     fragment.replace(/^#/, "").split("&").forEach(function (part) {
@@ -203,7 +208,7 @@
         if (value === "") state.workaround = null;
         else if (Number.isInteger(index) && index >= 0 && index < data.workarounds.length) state.workaround = index;
         else notes.push("ignored workaround \u201c" + value + "\u201d");
-      } else if (Object.prototype.hasOwnProperty.call(bySymbol, key)) {
+      } else if (has(bySymbol, key)) {
         var symbol = bySymbol[key];
         if (!NUMBER.test(value) || !isFinite(Number(value))) {
           notes.push("ignored " + key + "=\u201c" + value + "\u201d: not a number");
@@ -230,7 +235,7 @@
   function writeFragment(data, state) {
     var parts = [];
     data.symbols.forEach(function (s) {
-      if (s.symbol in state.values && state.values[s.symbol] !== s.typical) {
+      if (has(state.values, s.symbol) && state.values[s.symbol] !== s.typical) {
         parts.push(encodeURIComponent(s.symbol) + "=" + String(state.values[s.symbol]));
       }
     });
@@ -262,9 +267,26 @@
     return node;
   }
 
+  /* The value a fraction `f` (0 to 1) of the way across the range, on a log scale where the
+     range spans decades. No step may overflow, whatever the range: a range of 1e-200 to
+     1e200 has no ratio, and one of -1e308 to 1e308 no width, as floats. */
+  function across(symbol, f) {
+    var lo = symbol.range[0], hi = symbol.range[1];
+    if (f <= 0) return lo;
+    if (f >= 1) return hi;
+    if (isLog(symbol)) return Math.exp(Math.log(lo) + (Math.log(hi) - Math.log(lo)) * f);
+    return lo * (1 - f) + hi * f;
+  }
+
+  /* How far `x` is across [lo, hi], 0 to 1, on a log scale or not, without overflow. */
+  function fraction(x, lo, hi, log) {
+    if (log) return (Math.log(x) - Math.log(lo)) / (Math.log(hi) - Math.log(lo));
+    return (x / 2 - lo / 2) / (hi / 2 - lo / 2);
+  }
+
   function sliderToValue(symbol, t) {
     var lo = symbol.range[0], hi = symbol.range[1];
-    var x = isLog(symbol) ? lo * Math.pow(hi / lo, t / SLIDER_STEPS) : lo + (hi - lo) * t / SLIDER_STEPS;
+    var x = across(symbol, t / SLIDER_STEPS);
     // Counts (integer ends at least 8 apart) move in whole steps.
     if (Number.isInteger(lo) && Number.isInteger(hi) && hi - lo >= 8) x = Math.round(x);
     return Math.min(Math.max(x, lo), hi);
@@ -273,8 +295,7 @@
   function valueToSlider(symbol, x) {
     var lo = symbol.range[0], hi = symbol.range[1];
     if (hi === lo) return 0;
-    var t = isLog(symbol) ? Math.log(x / lo) / Math.log(hi / lo) : (x - lo) / (hi - lo);
-    return Math.round(t * SLIDER_STEPS);
+    return Math.round(fraction(x, lo, hi, isLog(symbol)) * SLIDER_STEPS);
   }
 
   function dtypesOf(data, devices) {
@@ -294,10 +315,10 @@
     var self = this;
     this.root = root;
     this.entry = entry;
-    this.state = { values: {}, devices: data.evaluated.slice(), dtype: data.dtype, workaround: null };
+    this.state = { values: map(), devices: data.evaluated.slice(), dtype: data.dtype, workaround: null };
     this.notes = [];
     readFragment(data, window.location.hash, this.state, this.notes);
-    this.inputs = {};
+    this.inputs = map();
     this.sweep = null;
 
     root.appendChild(el("h2", {}, ["Explore"]));
@@ -333,7 +354,7 @@
         el("span", { "class": "kb-x-name" }, [label]),
         el("span", {}, [" fixed at " + (s.typical === null ? "no value" : plain(s.typical)) + " (no range)"])]);
     }
-    var initial = s.symbol in this.state.values ? this.state.values[s.symbol] : (s.typical !== null ? s.typical : s.range[0]);
+    var initial = has(this.state.values, s.symbol) ? this.state.values[s.symbol] : (s.typical !== null ? s.typical : s.range[0]);
     this.state.values[s.symbol] = initial;
     var slider = el("input", { type: "range", min: "0", max: String(SLIDER_STEPS), step: "1",
       "data-symbol": s.symbol, "aria-label": s.symbol + " slider" });
@@ -501,14 +522,12 @@
     var xlog = isLog(symbol), lo = symbol.range[0], hi = symbol.range[1];
     var ymin = Math.min.apply(null, ys), ymax = Math.max.apply(null, ys);
     var ylog = ymax / ymin > 10;
-    if (ymin === ymax) { ymin = ymin / 2; ymax = ymax * 2; }
+    if (ymin === ymax) { ymin = ymin / 2; ymax = Math.min(ymax * 2, Number.MAX_VALUE); }
     function fx(x) {
-      var t = xlog ? Math.log(x / lo) / Math.log(hi / lo) : (x - lo) / (hi - lo);
-      return left + t * (W - left - right);
+      return left + fraction(x, lo, hi, xlog) * (W - left - right);
     }
     function fy(y) {
-      var t = ylog ? Math.log(y / ymin) / Math.log(ymax / ymin) : (y - ymin) / (ymax - ymin);
-      return H - bottom - t * (H - top - bottom);
+      return H - bottom - fraction(y, ymin, ymax, ylog) * (H - top - bottom);
     }
     var chart = svg("svg", { "class": "kb-chart kb-x-svg", viewBox: "0 0 " + W + " " + H, role: "img",
       "aria-label": ylabel + " against " + symbol.symbol });
@@ -594,18 +613,14 @@
   };
 
   Explorer.prototype.sweepPoints = function (symbol) {
-    var lo = symbol.range[0], hi = symbol.range[1];
     var points = [];
-    for (var i = 0; i < CHART_POINTS; i++) {
-      var t = i / (CHART_POINTS - 1);
-      points.push(isLog(symbol) ? lo * Math.pow(hi / lo, t) : lo + (hi - lo) * t);
-    }
+    for (var i = 0; i < CHART_POINTS; i++) points.push(across(symbol, i / (CHART_POINTS - 1)));
     return points;
   };
 
   /* The reader's state with one symbol moved to `x`. */
   Explorer.prototype.stateAt = function (name, x) {
-    var values = {};
+    var values = map();
     Object.keys(this.state.values).forEach(function (k) { values[k] = this.state.values[k]; }, this);
     values[name] = x;
     return { values: values, devices: this.state.devices, dtype: this.state.dtype, workaround: this.state.workaround };
@@ -650,7 +665,7 @@
     this.root = root;
     this.listed = listed;
     this.notes = [];
-    this.state = { entries: [], devices: null, values: {} };
+    this.state = { entries: [], devices: null, values: map() };
     this.readFragment();
     root.appendChild(el("p", {}, ["Pick two or more entries, or one entry and several devices: " +
       "their lower-bound times and verdicts side by side, at the same values of the symbols they share."]));
@@ -716,7 +731,7 @@
   /* The shared symbols (by name, the range where all entries define it) and the devices. */
   Compare.prototype.build = function () {
     var self = this;
-    var symbols = {};
+    var symbols = map();
     var devices = [];
     this.state.entries.forEach(function (id) {
       var data = registry[id].data;
@@ -734,7 +749,7 @@
     Object.keys(symbols).sort().forEach(function (name) {
       var s = symbols[name];
       if (s.range[0] > s.range[1]) { self.notes.push(name + ": the entries' ranges do not overlap"); return; }
-      if (!(name in self.state.values)) self.state.values[name] = s.typical !== null ? s.typical : s.range[0];
+      if (!has(self.state.values, name)) self.state.values[name] = s.typical !== null ? s.typical : s.range[0];
       self.state.values[name] = clamp(s, self.state.values[name], self.notes);
       var field = el("input", { type: "number", step: "any", "data-symbol": name, "aria-label": name });
       field.value = String(self.state.values[name]);
@@ -772,8 +787,8 @@
     this.state.entries.forEach(function (id) {
       var entry = registry[id];
       if (!entry) return;
-      var values = {};
-      entry.data.symbols.forEach(function (s) { if (s.symbol in self.state.values) values[s.symbol] = self.state.values[s.symbol]; });
+      var values = map();
+      entry.data.symbols.forEach(function (s) { if (has(self.state.values, s.symbol)) values[s.symbol] = self.state.values[s.symbol]; });
       var evaluation = evaluate(id, { values: values, devices: self.state.devices || [], dtype: entry.data.dtype, workaround: null });
       evaluation.results.forEach(function (r) {
         var row = el("tr", { "data-entry": id, "data-device": r.device }, [el("td", {}, [entry.data.title]), el("td", {}, [r.name])]);
