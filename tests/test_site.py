@@ -128,9 +128,9 @@ def kb_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     block_markup = minimal.replace("id: fixtures/minimal", f"id: {BLOCK_MARKUP}").replace(
         "title: A minimal valid entry", 'title: "A minimal valid entry"'
     )
-    for written, hostile in BLOCK_MARKUP_FIELDS.items():
+    for written, instead in BLOCK_MARKUP_FIELDS.items():
         assert written in block_markup
-        block_markup = block_markup.replace(written, hostile)
+        block_markup = block_markup.replace(written, instead)
     (fixtures / "block-markup.yaml").write_text(block_markup, encoding="utf-8")
     lm_head = root / "entries" / f"{LM_HEAD}.yaml"
     text = lm_head.read_text("utf-8")
