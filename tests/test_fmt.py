@@ -504,3 +504,38 @@ def test_a_failure_before_the_rename_leaves_the_old_file_whole(
     )
     assert entry.read_bytes() == before
     assert sorted(p.name for p in entry.parent.iterdir()) == ["minimal.yaml"]
+
+
+@pytest.mark.parametrize(
+    "notes",
+    [
+        'notes: >-\n  A note that ends in a space. \n',  # the space is the value's own
+        'notes: |\n  Two spaces end this line.  \n  Then another.\n',
+        'notes: "Escaped: \\u202e, \\u200b and \\u2066, beside \\u00e9."\n',  # refused raw
+    ],
+)
+def test_what_check_accepts_fmt_formats_without_changing_it(notes: str, kb: Path) -> None:
+    entry = kb / "entries" / "fixtures" / "minimal.yaml"
+    entry.write_text(entry.read_text(encoding="utf-8") + notes, encoding="utf-8")
+    before, _ = load(entry.read_bytes(), "minimal.yaml")
+    assert before is not None
+
+    assert run("fmt", "--root", str(kb), str(entry)).exit_code == 0
+
+    after, problems = load(entry.read_bytes(), "minimal.yaml")
+    assert after is not None, problems
+    assert after.data == before.data
+    assert run("fmt", "--root", str(kb), "--check", str(entry)).exit_code == 0
+
+
+def test_file_names_are_shown_escaped(kb: Path) -> None:
+    """A file name may hold any byte but `/`: a pull request can name a file with a terminal
+    escape sequence."""
+    name = "evil\x1b]0;pwned\x07.yaml"
+    source = kb / "entries" / "fixtures" / "minimal.yaml"
+    (source.parent / name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+
+    for mode in (["--check"], []):
+        result = run("fmt", "--root", str(kb), *mode)
+        assert "\x1b" not in result.output and "\x07" not in result.output, result.output
+        assert "evil\\x1b]0;pwned\\x07.yaml" in result.output

@@ -106,6 +106,13 @@ ENTRY_FIELDS = {
         "workarounds[0].references[0].first_author",
     ),
     "claim card": Field(ENTRY, "  - card: The draft costs.*", "  - card: {}", False, ""),
+    "derived unit": Field(
+        ENTRY,
+        "    unit: tokens\n    description: The k at",
+        "    unit: {}\n    description: The k at",
+        True,
+        "derived[0].unit",
+    ),
     # Fields whose own rules refuse any of these values, and quote some of them.
     "name": Field(ENTRY, "  - name: draft_k", "  - name: {}", True, "scales_with[0].name"),
     "symbol": Field(ENTRY, "    symbol: k$", "    symbol: {}", True, "scales_with[0].symbol"),
@@ -124,12 +131,14 @@ ENTRY_FIELDS = {
     "key": Field(ENTRY, "notes: Plain text.", "notes: Plain text.\n{}: 1", False, ""),
 }
 ALWAYS_REFUSED = {"name", "symbol", "device named", "flops", "claim reference", "bound_by", "key"}
-# The hardware schema's one-line fields are not marked yet: these are checked for escaping only.
 DEVICE_FIELDS = {
-    "device name": Field(DEVICE, "name: NVIDIA H100 SXM5 80GB", "name: {}", False, ""),
-    "device vendor": Field(DEVICE, "vendor: NVIDIA", "vendor: {}", False, ""),
+    "device name": Field(DEVICE, "name: NVIDIA H100 SXM5 80GB", "name: {}", True, "name"),
+    "device vendor": Field(DEVICE, "vendor: NVIDIA", "vendor: {}", True, "vendor"),
     "device notes": Field(DEVICE, r"notes: >-\n(  .*\n)+", "notes: {}\n", False, ""),
-    "device source": Field(DEVICE, r"    title: .*", "    title: {}", False, ""),
+    "device source": Field(DEVICE, r"    title: .*", "    title: {}", True, "sources[0].title"),
+    "device publisher": Field(
+        DEVICE, r"    publisher: .*", "    publisher: {}", True, "sources[0].publisher"
+    ),
 }
 FIELDS = {**ENTRY_FIELDS, **DEVICE_FIELDS}
 #: Where a value that the schema lets through is shown by kb, escaped: field -> commands.

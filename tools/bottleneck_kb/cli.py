@@ -113,9 +113,11 @@ class _Commands(click.Group):
         except BrokenPipeError:
             raise  # the reader stopped reading (`kb rules | head`): click exits 1, quietly
         except OSError as exc:  # the machine, not kb: a full disk under the output, say
+            from .diagnostics import one_line
+
             with contextlib.suppress(OSError):
                 where = f": {exc.filename}" if exc.filename else ""
-                click.echo(f"kb: {exc.strerror or exc}{where}", err=True)
+                click.echo(one_line(f"kb: {exc.strerror or exc}{where}"), err=True)
             sys.exit(2)
         except Exception as exc:  # the point is to catch what nobody foresaw
             from .diagnostics import one_line
@@ -382,7 +384,7 @@ def fmt(
     Exit status: 0 nothing to do (or all written), 1 a file would change (--check, --diff) or
     was refused because it does not load, 2 usage error.
     """
-    from .diagnostics import located_line, printable
+    from .diagnostics import located_line, one_line, printable
     from .fmt import format_paths, write_atomic
 
     run = format_paths(_root(root), list(paths) or None, jobs)
@@ -395,7 +397,7 @@ def fmt(
             if diff:
                 click.echo(printable(formatted.diff()), nl=False)
             else:
-                click.echo(f"would reformat {formatted.display}")
+                click.echo(one_line(f"would reformat {formatted.display}"))
         sys.exit(1 if run.diagnostics or run.changed else 0)
     # Every file is written before any is reported: a reader that stops early (`| head`)
     # cuts the report short, not the work.
@@ -408,9 +410,9 @@ def fmt(
     for formatted in run.changed:
         if formatted.display in left:
             reason = left[formatted.display]
-            click.echo(printable(f"{formatted.display}: left as it was: {reason}"), err=True)
+            click.echo(one_line(f"{formatted.display}: left as it was: {reason}"), err=True)
         else:
-            click.echo(f"reformatted {formatted.display}")
+            click.echo(one_line(f"reformatted {formatted.display}"))
     sys.exit(1 if run.diagnostics or left else 0)
 
 
@@ -428,6 +430,7 @@ def new(
     Each field has a comment saying what it holds and a TODO placeholder that kb check reports
     until it is replaced. An existing file is never overwritten.
     """
+    from .diagnostics import one_line
     from .kb import display_path
     from .scaffold import new_file
     from .schemas import ENTRY, HARDWARE
@@ -437,4 +440,4 @@ def new(
         raise click.UsageError("--class and --bound-by are for entries, not --hardware")
     base = _root(root)
     path = new_file(base, HARDWARE if is_device else ENTRY, identifier, given)
-    click.echo(f"wrote {display_path(path, base)}; replace each TODO, then run kb check")
+    click.echo(one_line(f"wrote {display_path(path, base)}; replace each TODO, then run kb check"))

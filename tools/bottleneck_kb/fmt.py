@@ -49,6 +49,7 @@ from .diagnostics import INTERNAL, Diagnostic, error
 from .kb import ENTRIES, HARDWARE, display_path, guarded, named_files
 from .parallel import map_items
 from .source import MAX_FILE_BYTES, NOT_A_FILE, SYNTAX, load, read_file
+from .source.characters import INVISIBLE
 from .source.scalars import LEADING_ZERO, OCTAL, YAML11_FLOAT, portable_number
 
 #: Folded prose is wrapped to lines of at most this many columns (a longer word stands alone).
@@ -183,21 +184,25 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
     _canonical(tree, schema, schema, 0)
     out = io.StringIO()
     yaml_rt.dump(tree, out)
-    body = _TRAILING_SPACE.sub("", out.getvalue()).strip("\n")
-    result = f"{body}\n" if schema_line is None else f"{schema_line}\n{body}\n"
-    written, _ = load(result.encode("utf-8"), display)
-    if written is None or not same_data(written.data, document.data):
-        raise _Refused(
-            error(
-                INTERNAL,
-                display,
-                1,
-                1,
-                "formatting would change what the file means, so it is left as it is",
-                "this is a bug in kb fmt; please report it with the file",
-            )
+    dumped = out.getvalue()
+    # Trailing white space goes, unless it is a block scalar's own (`notes: >-` over a line
+    # that ends in a space): then the data would change, and the text is kept as dumped.
+    for body in (_TRAILING_SPACE.sub("", dumped), dumped):
+        body = body.strip("\n")
+        result = f"{body}\n" if schema_line is None else f"{schema_line}\n{body}\n"
+        written, _ = load(result.encode("utf-8"), display)
+        if written is not None and same_data(written.data, document.data):
+            return result
+    raise _Refused(
+        error(
+            INTERNAL,
+            display,
+            1,
+            1,
+            "formatting would change what the file means, so it is left as it is",
+            "this is a bug in kb fmt; please report it with the file",
         )
-    return result
+    )
 
 
 def same_data(a: Any, b: Any) -> bool:
@@ -238,11 +243,27 @@ def write_atomic(path: Path, text: str, read: str | None = None) -> None:
 
 
 class _Emitter(Emitter):
-    """ruamel's emitter, preferring double quotes (as the seed files do) to single ones."""
+    """ruamel's emitter, preferring double quotes (as the seed files do) to single ones, and
+    writing the characters the loader refuses raw (bidirectional overrides, zero-width ones)
+    as the escapes they were read from: ruamel writes them raw, in any style."""
 
     def choose_scalar_style(self) -> Any:
+        if self.event.value is not None and INVISIBLE.search(self.event.value):
+            return '"'  # only double quotes can hold escapes
         style = super().choose_scalar_style()
         return '"' if style == "'" else style
+
+    def write_double_quoted(self, text: Any, split: Any = True) -> None:
+        if not INVISIBLE.search(text):
+            super().write_double_quoted(text, split)
+            return
+        # ruamel escapes what it takes for unprintable; with Unicode off for this one
+        # string, that is everything past ASCII.
+        self.allow_unicode = False
+        try:
+            super().write_double_quoted(text, split)
+        finally:
+            self.allow_unicode = True
 
 
 class _Representer(RoundTripRepresenter):

@@ -14,7 +14,7 @@ from .problems import CONTROL_CHARACTER, ENCODING, MAX_FILE_BYTES, Stop, too_lar
 
 # Characters libyaml accepts raw that change what a reader sees: NEL, line and paragraph
 # separators (libyaml breaks lines at them, editors mostly do not) and bidirectional overrides.
-_INVISIBLE = re.compile("[\x85\u200b\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069]")
+INVISIBLE = re.compile("[\x85\u200b\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069]")
 
 
 def decode(raw: bytes, display: str) -> str:
@@ -52,7 +52,7 @@ def decode(raw: bytes, display: str) -> str:
             "byte-order mark (U+FEFF) inside the file",
             "delete the invisible character",
         )
-    hidden = _INVISIBLE.search(text)
+    hidden = INVISIBLE.search(text)
     if hidden:
         raise stop(
             CONTROL_CHARACTER,
