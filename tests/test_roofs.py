@@ -19,8 +19,9 @@ ALL_REDUCE = "collective/tensor-parallel-all-reduce"
 
 
 @pytest.fixture(scope="module")
-def kb() -> KnowledgeBase:
-    return KnowledgeBase.load(REPOSITORY)
+def kb(repository: Path) -> KnowledgeBase:
+    """The repository, and a copy with a contributor's valid entry and device added."""
+    return KnowledgeBase.load(repository)
 
 
 def _on_h100(kb: KnowledgeBase, entry_id: str, **values: float):  # type: ignore[no-untyped-def]
