@@ -15,7 +15,7 @@ from bottleneck_kb import rules
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic, Severity
 
-from .conftest import console_script, counted
+from .conftest import console_script, copy_repository, counted
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> Result:
@@ -162,6 +162,9 @@ def test_eval_json_and_overrides(repository: Path) -> None:
         (["--set", "K=4"], "did you mean 'k'?"),
         (["--set", "k=nan"], "'k=nan' is not finite"),
         (["--on", "h100"], "no device 'h100'"),
+        # Not rounded onto the bound it is compared with.
+        (["--set", "k=16.0001"], "k=16.0001 is outside its range [1, 16]"),
+        (["--set", "k=0.99999"], "k=0.99999 is outside its range [1, 16]"),
     ],
 )
 def test_eval_bad_arguments_exit_2(args: list[str], message: str, repository: Path) -> None:
@@ -170,10 +173,48 @@ def test_eval_bad_arguments_exit_2(args: list[str], message: str, repository: Pa
     assert message in result.output
 
 
-def test_eval_unknown_entry_exits_1(repository: Path) -> None:
-    result = run("eval", "flops/nope", "--root", str(repository))
-    assert result.exit_code == 1
-    assert "cannot evaluate 'flops/nope'" in result.output
+@pytest.mark.parametrize(
+    ("entry_id", "message"),
+    [
+        (
+            "flops/speculative-drafts",
+            "Error: no entry 'flops/speculative-drafts'\n"
+            "    hint: did you mean 'flops/speculative-draft'?\n",
+        ),
+        # An id is its file's path: other spellings of the path name no entry.
+        (
+            "flops/../flops/speculative-draft",
+            "Error: 'flops/../flops/speculative-draft' is not an entry id\n",
+        ),
+        ("./flops/speculative-draft", "Error: './flops/speculative-draft' is not an entry id\n"),
+        (
+            "../hardware/nvidia-h100-sxm",
+            "Error: '../hardware/nvidia-h100-sxm' is not an entry id\n",
+        ),
+    ],
+)
+def test_eval_of_no_entry_is_a_bad_request(entry_id: str, message: str, repository: Path) -> None:
+    result = run("eval", entry_id, "--root", str(repository))
+    assert result.exit_code == 2
+    assert result.output.startswith(message)
+
+
+def test_eval_says_which_devices_have_broken_files(tmp_path: Path) -> None:
+    """A unit slip in a device file: kb eval names the file instead of the device's absence."""
+    root = copy_repository(tmp_path / "kb")
+    h100 = root / "hardware" / "nvidia-h100-sxm.yaml"
+    h100.write_text(h100.read_text("utf-8").replace("989.4 TFLOP/s", "989.4 TFLOPS"), "utf-8")
+
+    listed = run("eval", "flops/speculative-draft", "--root", str(root))
+    named = run("eval", "flops/speculative-draft", "--root", str(root), "--on", "nvidia-h100-sxm")
+
+    assert listed.exit_code == 0
+    assert "nvidia-h100-sxm: skipped, hardware/nvidia-h100-sxm.yaml has errors\n" in listed.output
+    assert (named.exit_code, named.output) == (
+        2,
+        "Error: device 'nvidia-h100-sxm' is defined in hardware/nvidia-h100-sxm.yaml, which has "
+        "errors\n    hint: run kb check hardware/nvidia-h100-sxm.yaml\n",
+    )
 
 
 def test_hardware_lists_ridge_points(repository: Path) -> None:

@@ -249,6 +249,7 @@ def test_kb_eval_does_not_read_an_entry_outside_the_repository(
 
     result = CliRunner().invoke(main, ["eval", escaping, "--root", str(kb_root)])
 
-    assert result.exit_code == 1
-    assert "is outside the repository" in result.stderr
+    # An id is a path below entries/ without `..`: refused before any file is read.
+    assert result.exit_code == 2
+    assert f"'{escaping}' is not an entry id" in result.stderr
     assert "stolen" not in result.stdout

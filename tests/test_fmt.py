@@ -509,8 +509,8 @@ def test_a_failure_before_the_rename_leaves_the_old_file_whole(
 @pytest.mark.parametrize(
     "notes",
     [
-        'notes: >-\n  A note that ends in a space. \n',  # the space is the value's own
-        'notes: |\n  Two spaces end this line.  \n  Then another.\n',
+        "notes: >-\n  A note that ends in a space. \n",  # the space is the value's own
+        "notes: |\n  Two spaces end this line.  \n  Then another.\n",
         'notes: "Escaped: \\u202e, \\u200b and \\u2066, beside \\u00e9."\n',  # refused raw
     ],
 )

@@ -54,6 +54,10 @@ def test_formatting() -> None:
     assert format_quantity(3.35e12, "B/s") == "3.35 TB/s"
     assert format_quantity(295.34, "FLOP/B") == "295 FLOP/B"
     assert format_quantity(4.0, "FLOP/B") == "4.0 FLOP/B"
+    # Three significant digits between 1 and 100, as everywhere: a check expecting 3.050 to
+    # 3.051 tokens is not shown 3.1.
+    assert format_quantity(3.0508, "tokens") == "3.05 tokens"
+    assert format_quantity(42.53, "x") == "42.5 x"
     assert format_seconds(3.1395e-4) == "0.314 ms"
     assert format_seconds(4.2477e-6) == "4.25 µs"
 

@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING
 
 from .errors import BadRequest, KBError
 from .model import Check, Device, Entry, WrittenFormula
-from .numbers import format_seconds, number
+from .numbers import exact_number, format_seconds, number
 from .roofline import (
     DATASHEET,
     Basis,
     EvaluationError,
     Formulas,
     Result,
+    assignment,
     check_failures,
     describe,
     evaluate,
@@ -104,16 +105,29 @@ class EntryEvaluation:
 
 
 def select_devices(
-    entry: Entry, formulas: Formulas, catalog: Mapping[str, Device], on: Sequence[str] = ()
+    entry: Entry,
+    formulas: Formulas,
+    catalog: Mapping[str, Device],
+    on: Sequence[str] = (),
+    broken: Mapping[str, str] | None = None,
 ) -> tuple[list[Device], list[Skipped]]:
     """The devices to evaluate `entry` on (`on`, or the whole catalog) and those skipped: a
     device without a figure the entry reads (a dense peak for its dtype, an interconnect
-    bandwidth, ...) cannot place it on its roofs."""
+    bandwidth, ...) cannot place it on its roofs, and one whose file has errors (`broken`:
+    device id -> file, as Catalog.broken) is not in the catalog at all."""
+    broken = broken or {}
     for name in on:
+        if name in broken:
+            raise BadRequest(
+                f"device '{name}' is defined in {broken[name]}, which has errors",
+                f"run kb check {broken[name]}",
+            )
         if name not in catalog:
             raise BadRequest(f"no device '{name}'", suggest(name, sorted(catalog), "devices"))
     chosen: list[Device] = []
     skipped: list[Skipped] = []
+    if not on:
+        skipped += [Skipped(d, f"{path} has errors") for d, path in sorted(broken.items())]
     for device in [catalog[name] for name in dict.fromkeys(on)] or list(catalog.values()):
         missing = missing_figures(entry, formulas, device)
         if missing:
@@ -143,7 +157,7 @@ def check_overrides(entry: Entry, overrides: Mapping[str, float]) -> None:
         if symbol.range is not None and not symbol.range[0] <= value <= symbol.range[1]:
             lo, hi = symbol.range
             raise BadRequest(
-                f"{name}={number(value)} is outside its range [{number(lo)}, {number(hi)}]",
+                f"{name}={exact_number(value)} is outside its range [{number(lo)}, {number(hi)}]",
                 f"the formulas of {entry.id} are checked on that range only",
             )
 
@@ -156,9 +170,11 @@ def evaluate_entry(
     *,
     basis: Basis = DATASHEET,
     symbolic: bool = True,
+    broken: Mapping[str, str] | None = None,
 ) -> EntryEvaluation:
     """Everything `kb eval` shows, on the device figures `basis` picks (checks are judged on
-    the datasheet's whatever it is). Raises KBError (EvaluationError for a formula that
+    the datasheet's whatever it is); devices whose files have errors (`broken`) are skipped
+    and said. Raises KBError (EvaluationError for a formula that
     cannot be evaluated) with a message and, where known, the place in the entry."""
     overrides = dict(overrides or {})
     check_overrides(entry, overrides)
@@ -168,7 +184,7 @@ def evaluate_entry(
             raise KBError(f"a derived formula of {entry.id} does not parse; run kb check")
         first = problems[0]
         raise KBError(first.message, first.hint, first.path, first.line, first.col)
-    devices, skipped = select_devices(entry, formulas, catalog, on)
+    devices, skipped = select_devices(entry, formulas, catalog, on, broken)
     results = [evaluate(entry, formulas, device, overrides, basis=basis) for device in devices]
     if not on:  # the whole catalog: fastest first, which is what a reader choosing looks for
         order = sorted(range(len(results)), key=lambda i: (results[i].time, results[i].device))
@@ -215,7 +231,7 @@ def evaluate_entry(
         from .symbolic import render_intensity
 
         rendered = render_intensity(formulas.flops, formulas.bytes)
-    values = dict(results[0].values) if results else {}
+    values = assignment(entry, overrides)  # said even where no device could be evaluated
     return EntryEvaluation(
         entry, formulas, values, results, skipped, by_device, rendered, effects, outcomes
     )

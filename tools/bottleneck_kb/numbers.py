@@ -53,8 +53,9 @@ def _plain(value: float, digits: int) -> str:
         return _significant(value, digits)
     if magnitude >= 100:
         return f"{value:.0f}"
-    if magnitude >= 1:
-        return f"{value:.1f}"
+    if magnitude >= 1:  # three significant digits, a whole number with its `.0`
+        text = f"{value:.3g}"
+        return text if "." in text else f"{text}.0"
     return f"{value:.3g}"
 
 
@@ -68,3 +69,10 @@ def number(value: float) -> str:
     if math.isfinite(value) and value == int(value) and abs(value) < 1e7:
         return str(int(value))
     return f"{value:.4g}"
+
+
+def exact_number(value: float) -> str:
+    """`number(value)` where that is the value, else every digit it takes (4096.0001): what a
+    message compares with a bound must not be rounded onto it."""
+    short = number(value)
+    return short if not math.isfinite(value) or float(short) == value else repr(value)
