@@ -151,3 +151,16 @@ def test_published_schema_is_the_packaged_one(kind: str) -> None:
     packaged = (Path(schemas.__file__).parent / f"{kind}.schema.json").read_bytes()
     published = (REPOSITORY / "schema" / f"{kind}.schema.json").read_bytes()
     assert packaged == published, f"copy tools/bottleneck_kb/schemas/{kind}.schema.json to schema/"
+
+
+def test_the_bounds_a_check_may_expect_are_the_quantities_the_model_gives() -> None:
+    """roofline.UNITS (each bound's unit, which Result.quantity answers for) copies the
+    schema's `expect` keys for speed: a key added to one and not the other fails here rather
+    than as an internal error on the first entry that uses it."""
+    from bottleneck_kb.model import _NOT_BOUNDS
+    from bottleneck_kb.roofline import UNITS
+
+    expect = schemas.schema(schemas.ENTRY)["properties"]["checks"]["items"]["properties"]
+    keys = set(expect["expect"]["properties"])
+    assert _NOT_BOUNDS <= keys
+    assert set(UNITS) == keys - _NOT_BOUNDS
