@@ -344,3 +344,18 @@ def test_a_full_disk_under_the_output_is_said_as_such(repository: Path) -> None:
         err = done.communicate(timeout=120)[1]
 
     assert (done.returncode, err) == (2, b"kb: No space left on device\n")
+
+
+def test_eval_of_an_entry_past_the_symbolic_budget_says_where(kb_root: Path) -> None:
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    entry.write_text(
+        entry.read_text("utf-8").replace("flops: 2 * B * N", "flops: 2 * N * (B + 1) ** 20"),
+        "utf-8",
+    )
+
+    result = run("eval", "fixtures/minimal", "--root", str(kb_root))
+
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        "Error: entries/fixtures/minimal.yaml:7:10: intensity is past the symbolic budget"
+    )

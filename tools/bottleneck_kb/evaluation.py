@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .errors import BadRequest, KBError
+from .formula import FormulaError
 from .model import Check, Device, Entry, WrittenFormula
 from .numbers import exact_number, format_seconds, number
 from .roofline import (
@@ -230,7 +231,10 @@ def evaluate_entry(
     if symbolic:
         from .symbolic import render_intensity
 
-        rendered = render_intensity(formulas.flops, formulas.bytes)
+        try:
+            rendered = render_intensity(formulas.flops, formulas.bytes)
+        except FormulaError as exc:  # what the symbolic side refuses, kb check refused first
+            raise EvaluationError(exc.message, entry.intensity.flops) from None
     values = assignment(entry, overrides)  # said even where no device could be evaluated
     return EntryEvaluation(
         entry, formulas, values, results, skipped, by_device, rendered, effects, outcomes

@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from . import schemas
 from .diagnostics import INTERNAL, Diagnostic, error
+from .errors import BadRequest
 from .model import Device, Entry, build_device, build_entry
 from .source import NOT_A_FILE, Document, load, read_file
 
@@ -348,7 +349,7 @@ def entries_relating_to(root: Path, entry_ids: Collection[str]) -> list[Path]:
     return found
 
 
-class ChangedFilesError(Exception):
+class ChangedFilesError(BadRequest):
     """The files changed since a git ref cannot be listed (no repository, no such ref)."""
 
 
