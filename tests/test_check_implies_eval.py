@@ -3,6 +3,7 @@ whenever the check passes, `kb eval` in every format succeeds with finite number
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import shutil
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +23,7 @@ from bottleneck_kb.report import EVALUATION, formats, render
 from bottleneck_kb.roofline import BASES
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, patched
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, REPOSITORY
 
 #: A device with measured and derated figures besides the datasheet's, so that every basis a
 #: reader may ask kb eval for differs from the others.
@@ -113,21 +115,97 @@ def _finite(value: Any) -> bool:
     return True
 
 
-@settings(
-    max_examples=50,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(text=entries())
-def test_what_check_passes_evaluates(text: str, tmp_path_factory: Any) -> None:
-    root = tmp_path_factory.mktemp("kb")
-    _knowledge_base(root)
-    (root / "entries" / "fixtures" / "random.yaml").write_text(text, encoding="utf-8")
-    found = check(root)
-    assert [d for d in found.diagnostics if d.code == INTERNAL] == []  # a bug, not a refusal
-    event("kb check passes" if not found.errors else "kb check refuses")
-    if not found.errors:
-        _evaluates_everywhere(root, "fixtures/random")
+def test_what_check_passes_evaluates(tmp_path_factory: Any) -> None:
+    """Random entries: whenever kb check passes one, kb eval succeeds. Some must pass, or
+    the property says nothing."""
+    passed: list[str] = []
+
+    @settings(
+        max_examples=50,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(text=entries())
+    def random_entry(text: str) -> None:
+        root = tmp_path_factory.mktemp("kb")
+        _knowledge_base(root)
+        (root / "entries" / "fixtures" / "random.yaml").write_text(text, encoding="utf-8")
+        found = check(root)
+        assert [d for d in found.diagnostics if d.code == INTERNAL] == []  # a bug, not a refusal
+        event("kb check passes" if not found.errors else "kb check refuses")
+        if not found.errors:
+            passed.append(text)
+            _evaluates_everywhere(root, "fixtures/random")
+
+    random_entry()
+    assert passed, "no random entry passed kb check"
+
+
+SEEDS = sorted((REPOSITORY / "entries").rglob("*.yaml"))
+#: Values a mutation may put in place of a number: ends of the float range, zero and signs.
+ODD_NUMBERS = st.sampled_from([0, -1, 0.5, 1, 3, 1.0e-300, 1.0e-30, 1.0e30, 1.0e300, -1.0e300])
+
+
+@st.composite
+def mutations(draw: st.DrawFn, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """One value of a valid entry changed: a formula, a range end, a typical value, or a
+    workaround's or a check's setting; what was changed, and the entry."""
+    entry = copy.deepcopy(data)
+    symbols = [s["symbol"] for s in entry["scales_with"]]
+    places: list[tuple[str, Any, Any]] = [
+        ("formula", entry["arithmetic_intensity"], key) for key in ("flops", "bytes")
+    ]
+    for symbol in entry["scales_with"]:
+        places.append(("typical", symbol, "typical"))
+        if "range" in symbol:
+            places += [("range", symbol["range"], 0), ("range", symbol["range"], 1)]
+    for item in [*entry.get("workarounds", []), *entry.get("checks", [])]:
+        settings_ = item.get("model", item).get("set", {})
+        places += [("set", settings_, name) for name in settings_]
+    kind, container, key = draw(st.sampled_from(places))
+    was = container[key]
+    # Half the time a change a contributor might make (which mostly passes), else anything.
+    near = draw(st.booleans())
+    if kind == "formula" and near:
+        container[key] = draw(st.sampled_from([f"({was}) * 2", f"{was} + 1", f"max({was}, 1)"]))
+    elif kind == "formula":
+        leaves = st.one_of(st.sampled_from(symbols), ODD_NUMBERS.map(str))
+        container[key] = draw(st.recursive(leaves, _combine, max_leaves=5))
+    elif near:
+        container[key] = was * draw(st.sampled_from([0.5, 1.01, 2]))
+    else:
+        container[key] = draw(ODD_NUMBERS)
+    return f"{kind} ({'near' if near else 'any'})", entry
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda p: p.stem)
+def test_what_check_passes_of_a_mutated_seed_evaluates(seed: Path, tmp_path_factory: Any) -> None:
+    """Each seed entry with one value mutated: whenever kb check passes, kb eval succeeds.
+    Some mutations must pass, or the property says nothing."""
+    data = yaml.safe_load(seed.read_text("utf-8"))
+    passed: list[str] = []
+
+    @settings(
+        max_examples=8,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(mutated=mutations(data))
+    def mutated_seed(mutated: tuple[str, dict[str, Any]]) -> None:
+        kind, entry = mutated
+        root = tmp_path_factory.mktemp("kb")
+        shutil.copytree(REPOSITORY / "hardware", root / "hardware")
+        shutil.copytree(REPOSITORY / "entries", root / "entries")  # what the seed links to
+        path = root / "entries" / f"{entry['id']}.yaml"
+        path.write_text(yaml.safe_dump(entry, sort_keys=False), encoding="utf-8")
+        found = check(root)
+        assert [d for d in found.diagnostics if d.code == INTERNAL] == []
+        if not found.errors:
+            passed.append(kind)
+            _evaluates_everywhere(root, entry["id"])
+
+    mutated_seed()
+    assert passed, f"no mutation of {seed.name} passed kb check"
 
 
 #: Entries kb check passed and kb eval could not evaluate, found by trying: (flops, bytes,
@@ -196,8 +274,7 @@ def _evaluates_everywhere(root: Path, entry_id: str) -> None:
         evaluated = evaluate_entry(entry, kb.catalog.devices, basis=basis, symbolic=False)
         assert _finite(json.loads(render(EVALUATION, "json", evaluated)))
     for symbol in entry.scales_with:  # and at either end of every range, as a reader may set
-        assert symbol.range is not None
-        for end in symbol.range:
+        for end in symbol.range or ():
             evaluate_entry(
                 entry, kb.catalog.devices, overrides={symbol.symbol: end}, symbolic=False
             )
