@@ -32,7 +32,9 @@ def test_a_duplicate_id_is_reported_on_the_file_whose_path_differs(kb_root: Path
             5,
             "KB201",
             "id 'fixtures/minimal' does not match the file's path (expected 'aardvark/minimal')",
-            "set id: aardvark/minimal, or move the file to entries/fixtures/minimal.yaml",
+            # aardvark is no namespace, and entries/fixtures/minimal.yaml is taken.
+            "move the file to entries/<namespace>/<slug>.yaml, in a namespace the entry schema "
+            "lists, and set id to match",
         ),
         (
             "entries/aardvark/minimal.yaml",
@@ -40,7 +42,8 @@ def test_a_duplicate_id_is_reported_on_the_file_whose_path_differs(kb_root: Path
             5,
             "KB202",
             f"id 'fixtures/minimal' is already used by {HERE}/minimal.yaml:1",
-            "set id: aardvark/minimal",
+            "move the file to entries/<namespace>/<slug>.yaml, in a namespace the entry schema "
+            "lists, and set id to match",
         ),
     ]
 
@@ -70,7 +73,8 @@ def test_a_duplicate_whose_path_gives_no_valid_id_is_told_to_move(kb_root: Path)
             5,
             "KB202",
             f"id 'fixtures/minimal' is already used by {HERE}/minimal.yaml:1",
-            "move the file to entries/<namespace>/<slug>.yaml and set id to match",
+            "move the file to entries/<namespace>/<slug>.yaml, in a namespace the entry schema "
+            "lists, and set id to match",
         )
     ]
 

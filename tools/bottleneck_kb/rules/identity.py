@@ -83,7 +83,8 @@ def entry_id_matches_path(entry: Entry, context: Context) -> Iterable[Diagnostic
             ID_PATH,
             ("id",),
             f"id '{entry.id}' does not match the file's path (expected '{expected}')",
-            f"set id: {expected}, or move the file to entries/{entry.id}.yaml",
+            # The file's own path is nobody else's id, so it is the hint when it is an id.
+            f"set id: {expected}" if _is_entry_id(expected) else _MOVE,
         )
 
 
@@ -163,15 +164,24 @@ def unique_ids(summaries: Sequence[Summary], context: Context) -> Iterable[Diagn
                 summary.line,
                 summary.col,
                 f"id '{entry_id}' is already used by {owner.path}:{owner.line}",
-                f"set id: {own_id}"
-                if own_id is not None and _is_entry_id(own_id)
-                else "move the file to entries/<namespace>/<slug>.yaml and set id to match",
+                f"set id: {own_id}" if own_id is not None and _is_entry_id(own_id) else _MOVE,
             )
 
 
+#: The hint where the file's path is no id an entry may have (`sp ace.yaml`, or a folder that
+#: is not a namespace): a path that is one is free, as no file has it.
+_MOVE = (
+    "move the file to entries/<namespace>/<slug>.yaml, in a namespace the entry schema lists, "
+    "and set id to match"
+)
+
+
 def _is_entry_id(text: str) -> bool:
+    """Whether `text` is an id an entry may have: of the id's form, in a known namespace."""
     pattern = schemas.schema(schemas.ENTRY)["properties"]["id"]["pattern"]
-    return re.fullmatch(pattern, text) is not None
+    namespace = text.partition("/")[0]
+    namespaces = schemas.vocabulary(schemas.ENTRY, "namespace")
+    return re.fullmatch(pattern, text) is not None and namespace in namespaces
 
 
 @rule(ALIAS_TAKEN, "alias-not-taken", Scope.KNOWLEDGE_BASE)
