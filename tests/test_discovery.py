@@ -58,6 +58,13 @@ def outside(tmp_path: Path, kb_root: Path) -> Path:
         (".draft.yaml", "is hidden, and kb does not read hidden files", "rename it to draft.yaml"),
         (".draft.yml", "is hidden, and kb does not read hidden files", "rename it to draft.yaml"),
         (".yaml", "is hidden, and kb does not read hidden files", None),
+        # Names a reader takes for draft.yaml: a space or an invisible character after it.
+        ("draft.yaml ", "is not read: kb reads files ending in .yaml", "rename it to draft.yaml"),
+        (
+            "draft.yaml\u200b",
+            "is not read: kb reads files ending in .yaml",
+            "rename it to draft.yaml",
+        ),
     ],
 )
 def test_an_entry_kb_would_not_read_is_reported(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +77,7 @@ def _walk(root: Path, base: Path, devices: bool, diagnostics: list[Diagnostic]) 
         # A folder named *.yaml is listed, to be refused as "a directory" when read.
         found += [here / name for name in folders if name.endswith(SUFFIX) and not hidden]
         for name in files:
-            if not name.lower().endswith(_MEANT_AS_DATA):
+            if not _seen_as(name).lower().endswith(_MEANT_AS_DATA):
                 continue
             why = _not_read(name, hidden, devices and here != base)
             if why is None:
@@ -94,12 +95,21 @@ _OUTSIDE_HINT = "run kb with --root set to its own repository, or copy it into e
 _MEANT_AS_DATA = (".yaml", ".yml", ".json")
 
 
+def _seen_as(name: str) -> str:
+    """A file name as a reader sees it: without the spaces and invisible characters that may
+    end it (`x.yaml `, `x.yaml` and a zero-width space), which make it another file's name."""
+    end = len(name)
+    while end and (name[end - 1].isspace() or unicodedata.category(name[end - 1]) == "Cf"):
+        end -= 1
+    return name[:end]
+
+
 def _not_read(
     name: str, in_hidden_folder: bool, in_subfolder_of_hardware: bool
 ) -> tuple[str, str | None] | None:
     """Why a file that looks like an entry or a device is not read, and what would make it
     read; None when it is read."""
-    visible = name.lstrip(".")
+    visible = _seen_as(name).lstrip(".")
     stem = visible.rsplit(".", 1)[0] if "." in visible else ""
     renamed = f"rename it to {stem}{SUFFIX}" if stem else None
     if in_hidden_folder:
