@@ -11,6 +11,9 @@ import random
 import shutil
 from pathlib import Path
 
+import yaml
+
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.schemas import ENTRY, vocabulary
 
 NAMESPACES = [n for n in vocabulary(ENTRY, "namespace") if n != "fixtures"]
@@ -116,7 +119,19 @@ def entry_text(index: int, rng: random.Random) -> tuple[str, str]:
         "  publishes only sparse figures they say which dense figure was used instead, and",
         "  where a speedup is quoted without its acceptance rate they say it is incomplete.",
     ]
-    return f"entries/{namespace}/{slug}.yaml", "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    return f"entries/{namespace}/{slug}.yaml", text + _required_elsewhere(text)
+
+
+#: The minimal entry's top-level keys and values: what every entry carries.
+_MINIMAL = yaml.safe_load(MINIMAL_ENTRY)
+
+
+def _required_elsewhere(text: str) -> str:
+    """The minimal entry's top-level keys that `text` lacks, as the minimal entry writes them:
+    a key the schema comes to require reaches the synthetic entries with no edit here."""
+    missing = {k: v for k, v in _MINIMAL.items() if f"\n{k}:" not in f"\n{text}"}
+    return yaml.safe_dump(missing, sort_keys=False) if missing else ""
 
 
 def _number(value: float) -> str:

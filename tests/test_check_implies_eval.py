@@ -21,7 +21,7 @@ from bottleneck_kb.evaluation import evaluate_entry
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.report import EVALUATION, formats, render
 from bottleneck_kb.roofline import BASES
-from bottleneck_kb.rules.examples import MINIMAL_DEVICE, patched
+from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 
 from .conftest import FIXTURES, REPOSITORY
 
@@ -79,29 +79,32 @@ def entries(draw: st.DrawFn) -> str:
     bound = draw(st.sampled_from(["memory"] * 9 + ["compute"]))
     check_set = draw(st.sampled_from(SYMBOLS))
     value = values[check_set]
-    return "\n".join(
-        [
-            "id: fixtures/random",
-            "title: Random",
-            "class: decode_gemm",
-            f"bound_by: {bound}",
-            "arithmetic_intensity:",
-            "  summary: Random.",
-            f'  flops: "{flops}"',
-            f'  bytes: "{bytes_}"',
-            "scales_with:",
-            *symbols,
-            "workarounds:",
-            "  - title: Pinned",
-            "    description: Pins a symbol.",
-            f'    model: {{set: {{{check_set}: {value!r}}}, bytes: "{bytes_} + 1"}}',
-            "checks:",
-            "  - claim: Some claim.",
-            f"    set: {{{check_set}: {value!r}}}",
-            "    devices: [nvidia-h100-sxm]",
-            f"    expect: {{bound_by: {bound}}}",
-            "",
-        ]
+    return patched(
+        MINIMAL_ENTRY,
+        "\n".join(
+            [
+                "id: fixtures/random",
+                "title: Random",
+                "class: decode_gemm",
+                f"bound_by: {bound}",
+                "arithmetic_intensity:",
+                "  summary: Random.",
+                f'  flops: "{flops}"',
+                f'  bytes: "{bytes_}"',
+                "scales_with:",
+                *symbols,
+                "workarounds:",
+                "  - title: Pinned",
+                "    description: Pins a symbol.",
+                f'    model: {{set: {{{check_set}: {value!r}}}, bytes: "{bytes_} + 1"}}',
+                "checks:",
+                "  - claim: Some claim.",
+                f"    set: {{{check_set}: {value!r}}}",
+                "    devices: [nvidia-h100-sxm]",
+                f"    expect: {{bound_by: {bound}}}",
+                "",
+            ]
+        ),
     )
 
 
@@ -248,7 +251,9 @@ def test_what_check_passes_evaluates_on_cases_found(case: str, tmp_path: Path) -
         lines += ["  - title: W", "    description: d.", f"    model: {model}"]
     if derived:
         lines += ["derived:", f'  - {{name: q, formula: "{derived}", unit: x, description: d}}']
-    (root / "entries" / "fixtures" / "found.yaml").write_text("\n".join(lines) + "\n")
+    # A patch of the minimal entry, which carries whatever else an entry must.
+    text = patched(MINIMAL_ENTRY, "\n".join(lines) + "\n")
+    (root / "entries" / "fixtures" / "found.yaml").write_text(text, encoding="utf-8")
 
     found = check(root)
 

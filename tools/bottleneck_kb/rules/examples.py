@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from ..source.scalars import plain_value
+
 #: The smallest entry every rule passes, against the catalog of tests/fixtures/kb.
 MINIMAL_ENTRY = """\
 id: fixtures/minimal
@@ -85,4 +87,13 @@ def _float(dumper: yaml.SafeDumper, value: float) -> yaml.Node:
     return dumper.represent_scalar("tag:yaml.org,2002:float", text)
 
 
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    # PyYAML quotes what YAML 1.1 reads as another type; entries are read as YAML 1.2, where
+    # `2e9` is a number too: quoted wherever the loader's rules would read something else.
+    shown, problem = plain_value(value) if value else (None, None)
+    style = '"' if shown != value or not isinstance(shown, str) or problem else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
 _Dumper.add_representer(float, _float)
+_Dumper.add_representer(str, _text)
