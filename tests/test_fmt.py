@@ -539,3 +539,23 @@ def test_file_names_are_shown_escaped(kb: Path) -> None:
         result = run("fmt", "--root", str(kb), *mode)
         assert "\x1b" not in result.output and "\x07" not in result.output, result.output
         assert "evil\\x1b]0;pwned\\x07.yaml" in result.output
+
+
+def test_a_comment_fmt_would_lose_is_said_and_the_file_left_alone(kb: Path) -> None:
+    """ruamel drops a comment inside a flow list; what a user wrote is not lost."""
+    entry = kb / "entries" / "fixtures" / "minimal.yaml"
+    text = entry.read_text(encoding="utf-8")
+    written = text.replace("    range: [1, 1024]", "    range: [1, # why 1\n      1024]  # max batch")
+    assert written != text
+    entry.write_text(written, encoding="utf-8")
+
+    result = run("fmt", "--root", str(kb), str(entry))
+
+    assert result.exit_code == 1
+    line = written.splitlines().index("    range: [1, # why 1") + 1
+    assert result.output == (
+        f"entries/fixtures/minimal.yaml:{line}:16: KB001 cannot be formatted without losing "
+        "the comment '# why 1'\n"
+        "    hint: move the comment to a line of its own, above the key it explains\n"
+    )
+    assert entry.read_text(encoding="utf-8") == written

@@ -16,6 +16,8 @@ are atomic.
 
 from __future__ import annotations
 
+import bisect
+import collections
 import contextlib
 import difflib
 import io
@@ -42,6 +44,7 @@ from ruamel.yaml.scalarstring import (
     LiteralScalarString,
 )
 from ruamel.yaml.tokens import CommentToken
+from yaml._yaml import CParser
 
 from . import schemas
 from .atomic import written_beside
@@ -50,6 +53,7 @@ from .kb import ENTRIES, HARDWARE, display_path, guarded, named_files
 from .parallel import map_items
 from .source import MAX_FILE_BYTES, NOT_A_FILE, SYNTAX, load, read_file
 from .source.characters import INVISIBLE
+from .source.positions import line_col
 from .source.scalars import LEADING_ZERO, OCTAL, YAML11_FLOAT, portable_number
 
 #: Folded prose is wrapped to lines of at most this many columns (a longer word stands alone).
@@ -192,6 +196,7 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
         result = f"{body}\n" if schema_line is None else f"{schema_line}\n{body}\n"
         written, _ = load(result.encode("utf-8"), display)
         if written is not None and same_data(written.data, document.data):
+            _refuse_lost_comments(text, body, skipped, display)
             return result
     raise _Refused(
         error(
@@ -203,6 +208,47 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
             "this is a bug in kb fmt; please report it with the file",
         )
     )
+
+
+def _comments(text: str) -> list[tuple[str, int]]:
+    """The comments of YAML `text` (from `#` to the end of the line) with their offsets: a `#`
+    at a line's start or after white space, outside every scalar libyaml reads."""
+    spans: list[tuple[int, int]] = []
+    parser = CParser(text)
+    try:
+        while not isinstance(token := parser.get_token(), yaml.StreamEndToken):
+            if isinstance(token, yaml.ScalarToken):
+                spans.append((token.start_mark.index, token.end_mark.index))
+    finally:
+        parser.dispose()
+    starts = [start for start, _ in spans]
+    found = []
+    for match in re.finditer(r"(?:^|(?<=[ \t]))#[^\r\n]*", text, re.MULTILINE):
+        at = bisect.bisect_right(starts, match.start()) - 1
+        if at < 0 or not spans[at][0] <= match.start() < spans[at][1]:
+            found.append((match.group().rstrip(), match.start()))
+    return found
+
+
+def _refuse_lost_comments(before: str, after: str, skipped: int, display: str) -> None:
+    """Refuse the formatting if a comment of `before` is not in `after`: ruamel keeps most
+    comments, but drops some (one inside a flow list), and what a user wrote is not lost."""
+    kept = collections.Counter(comment for comment, _ in _comments(after))
+    for comment, offset in _comments(before):
+        if kept[comment] > 0:
+            kept[comment] -= 1
+            continue
+        line, col = line_col(before, offset)
+        raise _Refused(
+            error(
+                SYNTAX,
+                display,
+                line + skipped,
+                col,
+                f"cannot be formatted without losing the comment {comment!r}",
+                "move the comment to a line of its own, above the key it explains",
+            )
+        )
 
 
 def same_data(a: Any, b: Any) -> bool:
