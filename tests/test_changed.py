@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from bottleneck_kb.check import check
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic
-from bottleneck_kb.rules.examples import MINIMAL_ENTRY
+from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 from bottleneck_kb.source import NOT_A_FILE
 
 from .conftest import copy_repository
@@ -42,21 +42,18 @@ def base(tmp_path: Path) -> Path:
     return root
 
 
-SLOW_MEMORY = """\
-# yaml-language-server: $schema=../schema/hardware.schema.json
+SLOW_MEMORY = patched(
+    MINIMAL_DEVICE,
+    """
 id: slow-memory
-name: Slow memory
-vendor: Example
-memory_capacity: {value: 80 GB, source: s}
-memory_bandwidth: {value: 10 GB/s, source: s}
+memory_bandwidth: {value: 10 GB/s}
 peak_flops:
-  fp32: {value: 29 TFLOP/s, source: s}
-  bf16: {value: 29 TFLOP/s, source: s}
-  fp16: {value: 29 TFLOP/s, source: s}
-  fp8: {value: 29 TFLOP/s, source: s}
-sources:
-  - {id: s, title: S, url: "https://example.com/", publisher: P, kind: vendor, read: "2026-01-01"}
-"""
+  fp32: {value: 29 TFLOP/s, source: sheet}
+  bf16: {value: 29 TFLOP/s}
+  fp16: {value: 29 TFLOP/s, source: sheet}
+  fp8: {value: 29 TFLOP/s}
+""",
+)
 
 
 def every_entry(root: Path) -> set[str]:

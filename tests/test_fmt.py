@@ -545,7 +545,8 @@ def test_a_comment_fmt_would_lose_is_said_and_the_file_left_alone(kb: Path) -> N
     """ruamel drops a comment inside a flow list; what a user wrote is not lost."""
     entry = kb / "entries" / "fixtures" / "minimal.yaml"
     text = entry.read_text(encoding="utf-8")
-    written = text.replace("    range: [1, 1024]", "    range: [1, # why 1\n      1024]  # max batch")
+    flow = "    range: [1, # why 1\n      1024]  # max batch"
+    written = text.replace("    range: [1, 1024]", flow)
     assert written != text
     entry.write_text(written, encoding="utf-8")
 
