@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from bottleneck_kb import rules
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic, Severity
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 
 from .conftest import console_script, copy_repository, counted
 
@@ -38,11 +39,15 @@ def test_check_on_the_repository_is_clean(repository: Path) -> None:
     assert result.output == f"All clear: checked {counted(repository)}.\n"
 
 
+#: Where the broken entry's bound_by value stands: its line in the minimal entry, column 11.
+BOUND_BY = MINIMAL_ENTRY.splitlines().index("bound_by: memory") + 1
+
+
 def test_check_reports_located_errors_and_exits_1(broken_root: Path) -> None:
     result = run("check", "--root", str(broken_root))
     assert result.exit_code == 1
     assert result.output.splitlines() == [
-        "entries/fixtures/minimal.yaml:4:11: KB103 'memroy' is not an allowed bound_by",
+        f"entries/fixtures/minimal.yaml:{BOUND_BY}:11: KB103 'memroy' is not an allowed bound_by",
         "    hint: did you mean 'memory'? allowed values: memory, compute, interconnect, "
         "latency, capacity",
         "Found 1 error in 1 file; checked 1 entry against 2 devices.",
@@ -54,7 +59,7 @@ def test_json_format(broken_root: Path) -> None:
     assert result.exit_code == 1
     document = json.loads(result.output)
     (diagnostic,) = document["diagnostics"]
-    assert (diagnostic["code"], diagnostic["line"], diagnostic["col"]) == ("KB103", 4, 11)
+    assert (diagnostic["code"], diagnostic["line"], diagnostic["col"]) == ("KB103", BOUND_BY, 11)
     assert document["summary"]["errors"] == 1
 
 
@@ -62,7 +67,7 @@ def test_github_format_is_chosen_by_github_actions(broken_root: Path) -> None:
     result = run("check", "--root", str(broken_root), env={"GITHUB_ACTIONS": "true"})
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
-        "::error file=entries/fixtures/minimal.yaml,line=4,col=11,title=KB103::"
+        f"::error file=entries/fixtures/minimal.yaml,line={BOUND_BY},col=11,title=KB103::"
         "'memroy' is not an allowed bound_by%0Adid you mean 'memory'? allowed values: "
         "memory, compute, interconnect, latency, capacity"
     )
@@ -75,7 +80,7 @@ def test_sarif_format(broken_root: Path) -> None:
     assert document["version"] == "2.1.0"
     assert run_["tool"]["driver"]["rules"][0]["id"] == "KB103"
     region = run_["results"][0]["locations"][0]["physicalLocation"]["region"]
-    assert region == {"startLine": 4, "startColumn": 11}
+    assert region == {"startLine": BOUND_BY, "startColumn": 11}
 
 
 def test_check_given_paths_still_uses_the_catalog(kb_root: Path) -> None:
@@ -346,6 +351,10 @@ def test_a_full_disk_under_the_output_is_said_as_such(repository: Path) -> None:
     assert (done.returncode, err) == (2, b"kb: No space left on device\n")
 
 
+#: The line of the minimal entry's FLOPs formula.
+FLOPS = MINIMAL_ENTRY.splitlines().index("  flops: 2 * B * N") + 1
+
+
 def test_eval_of_an_entry_past_the_symbolic_budget_says_where(kb_root: Path) -> None:
     entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
     entry.write_text(
@@ -357,5 +366,5 @@ def test_eval_of_an_entry_past_the_symbolic_budget_says_where(kb_root: Path) -> 
 
     assert result.exit_code == 1
     assert result.output.startswith(
-        "Error: entries/fixtures/minimal.yaml:7:10: intensity is past the symbolic budget"
+        f"Error: entries/fixtures/minimal.yaml:{FLOPS}:10: intensity is past the symbolic budget"
     )

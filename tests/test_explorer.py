@@ -25,6 +25,7 @@ from bottleneck_kb.evaluation import check_overrides, evaluate_entry, select_dev
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
 from bottleneck_kb.roofline import evaluate, parse_formulas
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 from bottleneck_kb.site.explorer import (
     compare_body,
     entry_script,
@@ -47,11 +48,11 @@ WEIGHT_LIMIT = 300 * 1024
 ODD = "flops/odd-symbols"
 # A symbol named as a property every JavaScript object has, and ranges whose width (X) or
 # ratio (N) is past the largest float.
-ODD_ENTRY = """\
+ODD_ENTRY = patched(
+    MINIMAL_ENTRY,
+    """
 id: flops/odd-symbols
 title: Symbols named like object properties, ranges past float arithmetic
-class: decode_gemm
-bound_by: memory
 arithmetic_intensity:
   summary: A decode GEMM whose symbols stress the explorer.
   flops: 2 * constructor * N
@@ -60,8 +61,8 @@ scales_with:
   - {name: batch, symbol: constructor, description: Rows., typical: 8, range: [1, 64]}
   - {name: weights, symbol: N, description: Weights., typical: 7.0e+9, range: [1.0e-200, 1.0e+200]}
   - {name: offset, symbol: X, description: Bytes., typical: 1.0e+9, range: [-1.0e+308, 1.0e+308]}
-workarounds: []
-"""
+""",
+)
 
 
 def _hostile(text: str, new_id: str) -> str:

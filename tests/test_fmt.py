@@ -20,6 +20,7 @@ from bottleneck_kb import fmt, schemas
 from bottleneck_kb.cli import main
 from bottleneck_kb.fmt import fold_positions, format_paths, format_text, same_data
 from bottleneck_kb.kb import discover
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.source import load
 
 from .conftest import FIXTURES, REPOSITORY, console_script, copy_repository, fixture_kb
@@ -409,14 +410,16 @@ def test_diff_shows_a_unified_diff(kb: Path) -> None:
     result = run("fmt", "--root", str(kb), "--diff", str(kb / "entries"))
 
     assert result.exit_code == 1
-    assert result.output == (
-        "--- a/entries/fixtures/minimal.yaml\n"
-        "+++ b/entries/fixtures/minimal.yaml\n"
-        "@@ -1,3 +1,4 @@\n"
-        f"+{ENTRY_LINE}\n"
-        " id: fixtures/minimal\n"
-        " title: A minimal valid entry\n"
-        " class: decode_gemm\n"
+    assert (
+        result.output
+        == (
+            "--- a/entries/fixtures/minimal.yaml\n"
+            "+++ b/entries/fixtures/minimal.yaml\n"
+            "@@ -1,3 +1,4 @@\n"
+            f"+{ENTRY_LINE}\n"
+            # The minimal entry's first lines, as context.
+            + "".join(f" {line}\n" for line in MINIMAL_ENTRY.splitlines()[:3])
+        )
     )
 
 
