@@ -119,5 +119,8 @@ def _bounds(node: ast.AST, box: Box) -> Bounds:
         return _negate(operand) if isinstance(node.op, ast.USub) else operand
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         function = FUNCTIONS[node.func.id].bounds
-        return _widen(*function(*(_bounds(argument, box) for argument in node.args)))
+        low, high = function(*(_bounds(argument, box) for argument in node.args))
+        # Every function of the language is non-decreasing, so a result whose lowest value is
+        # not negative is never negative (floor(c / d) over c and d in [1, 4] is 0 or more).
+        return _widen_nonnegative(low, high) if low >= 0 else _widen(low, high)
     raise _Unproven  # unreachable for trees that passed validation
