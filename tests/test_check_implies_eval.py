@@ -118,16 +118,19 @@ def _finite(value: Any) -> bool:
     return True
 
 
+#: A property that checks and evaluates a knowledge base on disk per example.
+SLOW_PROPERTY = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
 def test_what_check_passes_evaluates(tmp_path_factory: Any) -> None:
     """Random entries: whenever kb check passes one, kb eval succeeds. Some must pass, or
     the property says nothing."""
     passed: list[str] = []
 
-    @settings(
-        max_examples=50,
-        deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
+    @settings(SLOW_PROPERTY, max_examples=50)
     @given(text=entries())
     def random_entry(text: str) -> None:
         root = tmp_path_factory.mktemp("kb")
@@ -187,11 +190,7 @@ def test_what_check_passes_of_a_mutated_seed_evaluates(tmp_path_factory: Any) ->
     mutations must pass, or the property says nothing (about half do)."""
     passed: list[str] = []
 
-    @settings(
-        max_examples=48,
-        deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
+    @settings(SLOW_PROPERTY, max_examples=48)
     @given(mutated=mutations())
     def mutated_seed(mutated: tuple[str, dict[str, Any]]) -> None:
         kind, entry = mutated
