@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -308,14 +307,13 @@ def eval_command(
     """Evaluate ENTRY_ID (e.g. flops/speculative-draft) on devices of the catalog."""
     from .diagnostics import located_line
     from .evaluation import evaluate_entry
-    from .kb import KnowledgeBase
+    from .kb import KnowledgeBase, entry_file
     from .report import render
     from .roofline import Basis
 
     overrides = _parse_assignments(assignments)
     base = _root(root)
-    _known_entry(base, entry_id)
-    kb = KnowledgeBase.load(base, [base / "entries" / f"{entry_id}.yaml"])
+    kb = KnowledgeBase.load(base, [entry_file(base, entry_id)])
     entry = kb.entry(entry_id)
     if entry is None:
         for d in kb.diagnostics:
@@ -326,25 +324,6 @@ def eval_command(
         entry, kb.catalog.devices, devices, overrides, basis=figures, broken=kb.catalog.broken
     )
     click.echo(render(EVALUATION, output_format, evaluation), nl=False)
-
-
-def _known_entry(root: Path, entry_id: str) -> None:
-    """Refuse, as a bad request, what is not the id of an entry file of `root`: an id is
-    its file's path, so `gemm/../gemm/x` and `./gemm/x` name no entry."""
-    import difflib
-
-    from .errors import BadRequest
-    from .kb import ENTRIES, SUFFIX, discover, entry_ids
-    from .schemas import ENTRY, schema
-
-    id_schema = schema(ENTRY)["properties"]["id"]
-    if not re.fullmatch(id_schema["pattern"], entry_id):
-        raise BadRequest(f"'{entry_id}' is not an entry id", id_schema.get("description"))
-    if not (root / ENTRIES / f"{entry_id}{SUFFIX}").is_file():
-        known = sorted(entry_ids(discover(root, ENTRIES), root))
-        close = difflib.get_close_matches(entry_id, known, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else "kb check lists the entries it reads"
-        raise BadRequest(f"no entry '{entry_id}'", hint)
 
 
 @main.command()

@@ -238,7 +238,7 @@ def _counterexample(
             if " at " not in exc.message:
                 exc.message = f"{exc.message} at {shown}"
             if on is not None and basis != BASES[0]:
-                exc.message = f"{exc.message} on {on}'s {_basis_words(basis)} figures"
+                exc.message = f"{exc.message} on {on}'s {basis.words} figures"
             return exc
     return None
 
@@ -364,7 +364,7 @@ def _unbounded_ratio(
             ):
                 if modeled > 0 and math.isfinite(base / modeled):
                     continue
-                on = f"{device.id}" + ("" if basis == BASES[0] else f" ({_basis_words(basis)})")
+                on = f"{device.id}" + ("" if basis == BASES[0] else f" ({basis.words})")
                 unit = " s" if what == "time" else " B"
                 failure = EvaluationError(
                     f"the workaround's modeled {what} can be as small as {number(modeled)}{unit} "
@@ -377,12 +377,6 @@ def _unbounded_ratio(
                 )
                 return Unproven(obligation, symbol_box(entry, model.overrides), failure)
     return None
-
-
-def _basis_words(basis: Basis) -> str:
-    return " and ".join(
-        w for w, on in (("measured", basis.measured), ("derated", basis.derated)) if on
-    )
 
 
 def _inside(inner: Mapping[str, Bounds], outer: Mapping[str, Bounds]) -> bool:

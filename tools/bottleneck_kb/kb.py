@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
 import os
-import re
 import subprocess
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -223,7 +223,7 @@ def _owns_its_id(device: Device) -> tuple[bool, str]:
 
 def _duplicate_device(device: Device, owner: Device) -> Diagnostic:
     own_id = Path(device.path).stem
-    valid = re.fullmatch(schemas.schema(schemas.HARDWARE)["properties"]["id"]["pattern"], own_id)
+    valid = schemas.is_id(schemas.HARDWARE, own_id)
     return device.source.error_at(
         DUPLICATE_ID,
         ("id",),
@@ -357,6 +357,23 @@ def entries_relating_to(root: Path, entry_ids: Collection[str]) -> list[Path]:
         if any(isinstance(n, str) and n in entry_ids for n in _named(data, _NAMES_ENTRIES)):
             found.append(path)
     return found
+
+
+def entry_file(root: Path, entry_id: str) -> Path:
+    """The file of entry `entry_id` below root; a BadRequest for what is not the id of an
+    entry file (an id is its file's path, so `gemm/../gemm/x` and `./gemm/x` name none)."""
+    if not schemas.is_id(schemas.ENTRY, entry_id):
+        raise BadRequest(
+            f"'{entry_id}' is not an entry id",
+            schemas.schema(schemas.ENTRY)["properties"]["id"].get("description"),
+        )
+    path = root / ENTRIES / f"{entry_id}{SUFFIX}"
+    if not path.is_file():
+        known = sorted(entry_ids(discover(root, ENTRIES), root))
+        close = difflib.get_close_matches(entry_id, known, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else "kb check lists the entries it reads"
+        raise BadRequest(f"no entry '{entry_id}'", hint)
+    return path
 
 
 class ChangedFilesError(BadRequest):

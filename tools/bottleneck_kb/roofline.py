@@ -348,6 +348,13 @@ class Basis:
     measured: bool = False
     derated: bool = False
 
+    @property
+    def words(self) -> str:
+        """`measured and derated`: how messages name figures other than the datasheet's."""
+        return " and ".join(
+            w for w, on in (("measured", self.measured), ("derated", self.derated)) if on
+        )
+
 
 DATASHEET = Basis()
 #: Every basis a command may evaluate on (`kb eval --basis measured --derated`).

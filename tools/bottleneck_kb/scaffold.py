@@ -56,12 +56,10 @@ def _allowed(node: Any, root: dict[str, Any]) -> list[str]:
 def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> Path:
     """Write the skeleton of a new `kind` file with id `identifier` below `root` and return its
     path. `given` holds values of top-level fields with a fixed vocabulary (class, bound_by)."""
-    schema = schemas.schema(kind)
-    id_schema = child(schema, schema, "id")
-    pattern = id_schema.get("pattern", "")
-    if not re.fullmatch(pattern, identifier) or len(identifier) > id_schema.get("maxLength", 200):
+    if not schemas.is_id(kind, identifier):
         raise ScaffoldError(
-            f"'{identifier}' is not a valid {kind} id", id_schema.get("description")
+            f"'{identifier}' is not a valid {kind} id",
+            schemas.schema(kind)["properties"]["id"].get("description"),
         )
     for key, value in given.items():
         allowed = choices(kind, key)

@@ -198,10 +198,9 @@ def _on_bases(device: Device, name: str) -> Iterator[tuple[Basis, float, Located
             yield basis, value, _departure(device, name, kind)
 
 
-def _basis_words(basis: Basis) -> str:
+def _on_figures(basis: Basis) -> str:
     """` on measured figures`: what a message adds for figures other than the datasheet's."""
-    words = [w for w, on in (("measured", basis.measured), ("derated", basis.derated)) if on]
-    return f" on {' and '.join(words)} figures" if words else ""
+    return f" on {basis.words} figures" if basis.words else ""
 
 
 @rule(RIDGE, "plausible-ridge-point", Scope.DEVICE)
@@ -246,7 +245,7 @@ def plausible_ridge(device: Device, context: Context) -> Iterable[Diagnostic]:
             yield where.error(
                 RIDGE,
                 f"{dtype} ridge point {format_quantity(ridge, 'FLOP/B')} "
-                f"({_flops(peak)} over {format_quantity(moved, 'B/s')}){_basis_words(basis)} "
+                f"({_flops(peak)} over {format_quantity(moved, 'B/s')}){_on_figures(basis)} "
                 f"is outside {low:g} to {high:,.0f} FLOP/B",
                 "check the units of peak_flops and memory_bandwidth",
                 at=("value",),
@@ -298,7 +297,7 @@ def plausible_figures(device: Device, context: Context) -> Iterable[Diagnostic]:
             if not low <= value <= high:
                 yield where.error(
                     IMPLAUSIBLE,
-                    f"{name} {format_quantity(value, unit)}{each_way}{_basis_words(basis)} is "
+                    f"{name} {format_quantity(value, unit)}{each_way}{_on_figures(basis)} is "
                     f"outside {format_quantity(low, unit)} to {format_quantity(high, unit)}",
                     "check the unit (GB, not MB; TB/s, not GB/s)",
                     at=("value",),

@@ -91,7 +91,7 @@ def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
     # PyYAML quotes what YAML 1.1 reads as another type; entries are read as YAML 1.2, where
     # `2e9` is a number too: quoted wherever the loader's rules would read something else.
     shown, problem = plain_value(value) if value else (None, None)
-    style = '"' if shown != value or not isinstance(shown, str) or problem else None
+    style = '"' if shown != value or problem is not None else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -178,10 +177,10 @@ _MOVE = (
 
 def _is_entry_id(text: str) -> bool:
     """Whether `text` is an id an entry may have: of the id's form, in a known namespace."""
-    pattern = schemas.schema(schemas.ENTRY)["properties"]["id"]["pattern"]
     namespace = text.partition("/")[0]
-    namespaces = schemas.vocabulary(schemas.ENTRY, "namespace")
-    return re.fullmatch(pattern, text) is not None and namespace in namespaces
+    return schemas.is_id(schemas.ENTRY, text) and namespace in schemas.vocabulary(
+        schemas.ENTRY, "namespace"
+    )
 
 
 @rule(ALIAS_TAKEN, "alias-not-taken", Scope.KNOWLEDGE_BASE)

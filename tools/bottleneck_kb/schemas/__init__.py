@@ -316,6 +316,15 @@ def _consts(node: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(node["enum"])
 
 
+def is_id(kind: str, text: str) -> bool:
+    """Whether `text` has the form of an id of `kind` (its pattern and length, from the
+    schema)."""
+    id_schema = schema(kind)["properties"]["id"]
+    return len(text) <= id_schema.get("maxLength", len(text)) and bool(
+        re.fullmatch(id_schema["pattern"], text)
+    )
+
+
 @cache
 def vocabulary(kind: str, definition: str) -> tuple[str, ...]:
     """The values `$defs/<definition>` of `kind`'s schema allows (namespaces, device figures)."""
