@@ -3,7 +3,6 @@ run reports on the given files and on every entry that depends on them."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -28,17 +27,10 @@ MINIMAL = "entries/fixtures/minimal.yaml"
 
 @pytest.fixture
 def base(tmp_path: Path) -> Path:
-    """The repository's entries and catalog, the fixture entry (which names no device), and a
-    copy of a seed entry that spells a device id with YAML escapes."""
+    """The repository's entries and catalog, and the fixture entry (which names no device)."""
     root = copy_repository(tmp_path / "kb")
     (root / MINIMAL).parent.mkdir(parents=True)
     (root / MINIMAL).write_text(MINIMAL_ENTRY, encoding="utf-8")
-    seed = (root / "entries" / "flops" / "speculative-draft.yaml").read_text(encoding="utf-8")
-    escaped = seed.replace("id: flops/speculative-draft", "id: speculative/escaped-draft")
-    escaped = re.sub(r"(?<=\[)nvidia-h100-sxm(?=[,\]])", r'"nvidia\\x2dh100\\x2dsxm"', escaped)
-    assert "nvidia-h100-sxm" not in escaped
-    (root / "entries" / "speculative").mkdir(exist_ok=True)
-    (root / "entries" / "speculative" / "escaped-draft.yaml").write_text(escaped, "utf-8")
     return root
 
 
