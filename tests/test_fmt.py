@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import os
 import stat
 import subprocess
@@ -161,8 +162,8 @@ notes: n
 
 
 def test_comments_stay_before_the_key_they_were_written_before() -> None:
-    """Except before the first key of a list item, where they would split `- ` from the key:
-    they follow that key."""
+    """Those before what becomes the first key of a list item go above its `- `: between the
+    two they would split the item. The file's first comment stays at the top."""
     assert formatted(REORDERED) == (
         f"{ENTRY_LINE}\n"
         "# top of file\n"
@@ -176,8 +177,8 @@ def test_comments_stay_before_the_key_they_were_written_before() -> None:
         "  flops: 2 * k  # eol flops\n"
         "  bytes: 2 * k\n"
         "scales_with:\n"
+        "  # before name\n"
         "  - name: k_x\n"
-        "    # before name\n"
         "    symbol: k # the symbol\n"
         "\n"
         "    # before unit\n"
@@ -189,6 +190,43 @@ def test_comments_stay_before_the_key_they_were_written_before() -> None:
         "# before notes\n"
         "notes: n\n"
         "# at the end\n"
+    )
+
+
+def test_comments_above_a_first_key_that_moves_go_with_it() -> None:
+    """In a nested mapping and in a list item, where the comment was on the item's `- ` line
+    or on a line of its own."""
+    text = (
+        "id: x/a\n"
+        "arithmetic_intensity:\n"
+        "  # about bytes\n"
+        "  bytes: 2 * k\n"
+        "  summary: s\n"
+        "scales_with:\n"
+        "  - # about symbol k\n"
+        "    symbol: k\n"
+        "    name: k_x\n"
+        "  -\n"
+        "    # about symbol j\n"
+        "    symbol: j\n"
+        "    # about name j_x\n"
+        "    name: j_x\n"
+    )
+    assert formatted(text) == (
+        f"{ENTRY_LINE}\n"
+        "id: x/a\n"
+        "arithmetic_intensity:\n"
+        "  summary: s\n"
+        "  # about bytes\n"
+        "  bytes: 2 * k\n"
+        "scales_with:\n"
+        "  - name: k_x\n"
+        "    # about symbol k\n"
+        "    symbol: k\n"
+        "  # about name j_x\n"
+        "  - name: j_x\n"
+        "    # about symbol j\n"
+        "    symbol: j\n"
     )
 
 
@@ -284,26 +322,42 @@ def written_entries(draw: st.DrawFn) -> str:
         text = draw(number_forms).format(value)
         return text if isinstance(value, float) or "." not in text else str(value)
 
+    written = itertools.count()
+
+    def block(fields: list[str], indent: int, item: bool = False) -> str:
+        """`fields` shuffled, some with a comment above; a list item's first one after `- `,
+        its comment on the dash's line."""
+        lines = []
+        pad = " " * indent
+        for index, field in enumerate(draw(st.permutations(fields))):
+            comment = f"# comment {next(written)}" if draw(st.booleans()) else ""
+            if item and index == 0:
+                dash = f"{pad[:-2]}- "
+                lines += [dash + comment, pad + field] if comment else [dash + field]
+                continue
+            if comment:
+                lines.append(pad + comment)
+            lines.append(pad + field)
+        return "\n".join(lines)
+
+    intensity = [f"summary: {scalar(draw(prose), 4)}", "flops: 2 * k", "bytes: 2 * k"]
+    symbol = [
+        "name: k_x",
+        "symbol: k",
+        f"description: {scalar(draw(prose), 6)}",
+        f"typical: {number()}",
+        f"range: [{number()}, {number()}]",
+    ]
     fields = [
         "id: x/a",
         f"title: {scalar(draw(prose), 2)}",
         "class: decode_gemm",
         "bound_by: memory",
-        "arithmetic_intensity:\n"
-        f"  summary: {scalar(draw(prose), 4)}\n  flops: 2 * k\n  bytes: 2 * k",
-        "scales_with:\n  - name: k_x\n    symbol: k\n"
-        f"    description: {scalar(draw(prose), 6)}\n"
-        f"    typical: {number()}\n    range: [{number()}, {number()}]",
+        f"arithmetic_intensity:\n{block(intensity, 2)}",
+        f"scales_with:\n{block(symbol, 4, item=True)}",
         f"notes: {scalar(draw(prose), 2)}",
     ]
-    order = draw(st.permutations(fields))
-    comments = draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
-    lines = []
-    for index, (field, comment) in enumerate(zip(order, comments, strict=True)):
-        if comment:
-            lines.append(f"# comment {index}")
-        lines.append(field)
-    return "\n".join(lines) + "\n"
+    return block(fields, 0) + "\n"
 
 
 @settings(max_examples=150, deadline=None)
@@ -320,12 +374,13 @@ def test_generated_entries_keep_their_data_and_comments_and_format_idempotently(
     lines = once.splitlines()
     written = text.splitlines()
     for index, line in enumerate(written):
-        if line.startswith("# comment"):
-            # A comment stays right before the key it was written before (the file's first
-            # comment stays at the top of the file).
-            following = lines[lines.index(line) + 1]
-            key = written[index + 1].split(":")[0]
-            assert index == 0 or following.startswith(f"{key}:"), (line, once)
+        comment = line.strip(" -")
+        if comment.startswith("# comment") and index > 0:
+            # A comment stays right before the key it was written before (or above the `- ` of
+            # the list item that key begins); the file's first comment stays at the top.
+            at = next(i for i, said in enumerate(lines) if said.strip(" -") == comment)
+            key = written[index + 1].strip(" -").split(":")[0]
+            assert lines[at + 1].strip(" -").startswith(f"{key}:"), (comment, text, once)
     assert all(line == line.rstrip() for line in lines)
 
 

@@ -362,19 +362,22 @@ def _round_trip() -> YAML:
 
 
 def _canonical(
-    node: Any, schema: Any, root: dict[str, Any], indent: int, item: bool = False
+    node: Any, schema: Any, root: dict[str, Any], indent: int, lead: _Lead | None = None
 ) -> Any:
     """`node` in canonical form (mappings reordered in place); `indent` is the column its
-    content starts at when it is written as a block, and `item` says it is a list's item."""
+    content starts at when it is written as a block, and `lead` where the comments above its
+    first line are kept (None for the document: those are the file's)."""
     if isinstance(node, CommentedMap):
-        _order(node, property_names(schema, root), indent, item)
+        _order(node, property_names(schema, root), indent, lead)
         for key in list(node):
-            node[key] = _canonical(node[key], child(schema, root, key), root, indent + 2)
+            below = _Lead(node.ca.items, key, _ABOVE_VALUE, indent + 2)
+            node[key] = _canonical(node[key], child(schema, root, key), root, indent + 2, below)
         return node
     if isinstance(node, CommentedSeq):
         items = item_schema(schema, root)
         for index, value in enumerate(node):
-            node[index] = _canonical(value, items, root, indent + 2, item=True)
+            above = _Lead(node.ca.items, index, _ABOVE_ITEM, indent)
+            node[index] = _canonical(value, items, root, indent + 2, above)
         return node
     if isinstance(node, FoldedScalarString):
         folded = FoldedScalarString(str(node))
@@ -388,34 +391,66 @@ def _canonical(
     return node
 
 
-def _order(mapping: CommentedMap, known: list[str], indent: int, item: bool) -> None:
+#: The slots of ruamel's comment records that hold the lines above a value: a mapping's key
+#: (its value's first line, when that is a block mapping) and a list's item (its dash).
+_ABOVE_VALUE = 3
+_ABOVE_ITEM = 1
+
+
+@dataclass(frozen=True)
+class _Lead:
+    """Where ruamel keeps the comment lines above a block collection's first line: in its
+    parent's record of it, at `column` (the key's, or the item's dash)."""
+
+    records: dict[Any, list[Any]]
+    at: Any
+    slot: int
+    column: int
+
+    def take(self) -> str:
+        return _take_lines(self.records.get(self.at), self.slot)
+
+    def put(self, lines: str) -> None:
+        if lines:
+            indented = _COMMENT_INDENT.sub(" " * self.column + "#", lines)
+            record = self.records.setdefault(self.at, [None] * 4)
+            record[self.slot] = [CommentToken(indented, CommentMark(0), None)]
+
+
+def _order(mapping: CommentedMap, known: list[str], indent: int, lead: _Lead | None) -> None:
     """Keys the schema knows in its order, then any others as they were written; the keys
-    stand at column `indent`, the first after `- ` when the mapping is a list `item`.
+    stand at column `indent`, the lines above the first one kept at `lead`.
 
     ruamel gives the blank lines and comments between two keys to the last value written
     before them (or to the end of a list that holds it); they are moved so that they stay
     before the key they preceded, indented as it is, and those after the last value stay at
-    the end of the mapping.
+    the end of the mapping. Those above the first key go with it too, except at the top of
+    the document, where they are the file's.
     """
     present = list(mapping)
     wanted = [k for k in known if k in mapping] + [k for k in present if k not in known]
     if wanted == present:
         return
     following = {key: _take_following(mapping, key) for key in present}
+    # After a flow collection (`range: [1, 2]`), ruamel gives the lines to the next key.
+    above = {key: _take_above(mapping, key) for key in present}
     before = {
-        key: _COMMENT_INDENT.sub(" " * indent + "#", following[previous])
+        key: _COMMENT_INDENT.sub(" " * indent + "#", following[previous] + above[key])
         for previous, key in itertools.pairwise(present)
     }
+    if lead is not None or above[present[0]]:
+        taken = lead.take() if lead is not None else ""
+        before[present[0]] = _COMMENT_INDENT.sub(" " * indent + "#", taken + above[present[0]])
     for key in wanted:
         mapping.move_to_end(key)
     for previous, key in itertools.pairwise(wanted):
         _add_following(mapping, previous, before.get(key, ""))
     first = before.get(wanted[0], "")
-    if first and not item:  # ruamel writes these lines before the key
+    if lead is not None and lead.slot == _ABOVE_ITEM:
+        lead.put(first)  # between `- ` and the key they would break the item: above it
+    elif first:  # ruamel writes these lines before the key
         moved = CommentToken(first, CommentMark(0), None)
         mapping.ca.items.setdefault(wanted[0], [None] * 4)[1] = [moved]
-    else:  # between `- ` and the key they would break the item: after it, then
-        _add_following(mapping, wanted[0], first)
     _add_following(mapping, wanted[-1], following[present[-1]])
 
 
@@ -456,6 +491,19 @@ def _take_following(mapping: CommentedMap, key: str) -> str:
             lines += "".join(t.value for t in collection.ca.end)
             collection.ca.end = []
     return lines
+
+
+def _take_above(mapping: CommentedMap, key: str) -> str:
+    """Remove and return the lines ruamel keeps above `key` itself."""
+    return _take_lines(mapping.ca.items.get(key), 1)
+
+
+def _take_lines(record: list[Any] | None, slot: int) -> str:
+    """Remove and return the comment lines in `slot` of one of ruamel's comment records."""
+    if record is None or not record[slot]:
+        return ""
+    tokens, record[slot] = record[slot], None
+    return "".join(token.value for token in tokens)
 
 
 def _add_following(mapping: CommentedMap, key: str, lines: str) -> None:
