@@ -618,3 +618,24 @@ def test_a_comment_fmt_would_lose_is_said_and_the_file_left_alone(kb: Path) -> N
         "    hint: move the comment to a line of its own, above the key it explains\n"
     )
     assert entry.read_text(encoding="utf-8") == written
+
+
+def test_tabs_between_tokens_become_spaces_and_tabs_in_text_stay() -> None:
+    """libyaml, and so kb check, takes a tab after `key:` or `,`; ruamel refuses it."""
+    text = (
+        "id:\tx/a\n"
+        'title: "a\tb"\t# why\tthis\n'
+        "notes: >-\n"
+        "  tab\there\n"
+        "scales_with:\n"
+        "  - {name:\tk_x, symbol: k,\trange: [1,\t2]}\n"
+    )
+    assert formatted(text) == (
+        f"{ENTRY_LINE}\n"
+        "id: x/a\n"
+        'title: "a\\tb" # why\tthis\n'
+        "scales_with:\n"
+        "  - {name: k_x, symbol: k, range: [1, 2]}\n"
+        "notes: >-\n"
+        "  tab\there\n"
+    )

@@ -177,12 +177,15 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
         text, skipped = rest, 1
     yaml_rt = _round_trip()
     try:
-        tree = yaml_rt.load(text)
+        tree = yaml_rt.load(_without_separating_tabs(text))
     except YAMLError as exc:
-        mark = exc.problem_mark if isinstance(exc, MarkedYAMLError) else None
-        line, col = (mark.line + 1 + skipped, mark.column + 1) if mark else (1, 1)
+        line, col, said = 1, 1, str(exc)
+        if isinstance(exc, MarkedYAMLError):
+            mark = exc.problem_mark
+            line, col = (mark.line + 1 + skipped, mark.column + 1) if mark else (1, 1)
+            said = exc.problem or exc.context or said
         raise _Refused(
-            error(SYNTAX, display, line, col, f"cannot be formatted: {exc}".splitlines()[0])
+            error(SYNTAX, display, line, col, f"cannot be formatted: {said}".splitlines()[0])
         ) from None
     schema = schemas.schema(kind)
     _canonical(tree, schema, schema, 0)
@@ -210,9 +213,8 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
     )
 
 
-def _comments(text: str) -> list[tuple[str, int]]:
-    """The comments of YAML `text` (from `#` to the end of the line) with their offsets: a `#`
-    at a line's start or after white space, outside every scalar libyaml reads."""
+def _scalar_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of every scalar libyaml reads in `text`, in order."""
     spans: list[tuple[int, int]] = []
     parser = CParser(text)
     try:
@@ -221,13 +223,42 @@ def _comments(text: str) -> list[tuple[str, int]]:
                 spans.append((token.start_mark.index, token.end_mark.index))
     finally:
         parser.dispose()
+    return spans
+
+
+def _outside(spans: list[tuple[int, int]], starts: list[int], offset: int) -> bool:
+    at = bisect.bisect_right(starts, offset) - 1
+    return at < 0 or not spans[at][0] <= offset < spans[at][1]
+
+
+def _comments(text: str, spans: list[tuple[int, int]] | None = None) -> list[tuple[str, int]]:
+    """The comments of YAML `text` (from `#` to the end of the line) with their offsets: a `#`
+    at a line's start or after white space, outside every scalar libyaml reads (`spans`)."""
+    spans = _scalar_spans(text) if spans is None else spans
     starts = [start for start, _ in spans]
-    found = []
-    for match in re.finditer(r"(?:^|(?<=[ \t]))#[^\r\n]*", text, re.MULTILINE):
-        at = bisect.bisect_right(starts, match.start()) - 1
-        if at < 0 or not spans[at][0] <= match.start() < spans[at][1]:
-            found.append((match.group().rstrip(), match.start()))
-    return found
+    return [
+        (match.group().rstrip(), match.start())
+        for match in re.finditer(r"(?:^|(?<=[ \t]))#[^\r\n]*", text, re.MULTILINE)
+        if _outside(spans, starts, match.start())
+    ]
+
+
+def _without_separating_tabs(text: str) -> str:
+    """`text` with each tab that separates tokens (`key:<tab>value`, `[a,<tab>b]`) made a
+    space: YAML and libyaml allow them there, ruamel does not. Tabs inside a scalar or a
+    comment are the user's text and stay. Offsets, and so positions, do not change."""
+    if "\t" not in text:
+        return text
+    spans = _scalar_spans(text)
+    starts = [start for start, _ in spans]
+    comments = [(at, at + len(comment)) for comment, at in _comments(text, spans)]
+    comment_starts = [start for start, _ in comments]
+    chars = list(text)
+    for match in re.finditer("\t", text):
+        at = match.start()
+        if _outside(spans, starts, at) and _outside(comments, comment_starts, at):
+            chars[at] = " "
+    return "".join(chars)
 
 
 def _refuse_lost_comments(before: str, after: str, skipped: int, display: str) -> None:
