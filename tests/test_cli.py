@@ -54,6 +54,20 @@ def test_check_reports_located_errors_and_exits_1(broken_root: Path) -> None:
     ]
 
 
+def test_a_selected_rule_that_could_not_run_is_not_all_clear(broken_root: Path) -> None:
+    """What kept a file from being checked is said whatever --select, unless the selected
+    codes are all found while reading (they ran)."""
+    for code in ("KB015", "KB406"):
+        result = run("check", "--root", str(broken_root), "--select", code)
+        assert result.exit_code == 1
+        assert result.output.splitlines()[0] == (
+            f"entries/fixtures/minimal.yaml:{BOUND_BY}:11: KB103 'memroy' is not an allowed "
+            "bound_by"
+        )
+    read = run("check", "--root", str(broken_root), "--select", "KB005")
+    assert (read.exit_code, read.output) == (0, "All clear: checked 1 entry against 2 devices.\n")
+
+
 def test_json_format(broken_root: Path) -> None:
     result = run("check", "--root", str(broken_root), "--format", "json")
     assert result.exit_code == 1

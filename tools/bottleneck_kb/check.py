@@ -34,7 +34,7 @@ from .model import Device, Entry
 from .parallel import map_items
 from .results import CheckResult
 from .roofline import figures_needed, parse_formulas, runnable
-from .rules import Context, Rule, Scope, rules_for
+from .rules import Context, Rule, Scope, rules_for, rules_in
 from .rules.identity import Summary, summarize
 
 #: Below this many entries one process is faster than starting workers.
@@ -240,8 +240,19 @@ def _check(
     diagnostics += _knowledge_base_findings(
         summaries, devices, entry_ids(every_entry, root), select
     )
-    if select is not None:  # codes found while reading are not rules that can be skipped
-        diagnostics = [d for d in diagnostics if d.code in select]
+    if select is not None:
+        # A selected rule that runs on what was read never ran on a file that could not be
+        # read: what stopped that file is said too, as a compiler says a syntax error, or the
+        # rule would seem to pass there.
+        checked = {s.path for s in summaries}
+        checked |= {d.path for d in (*read.devices.values(), *read.duplicates)}
+        after_reading = any(r.scope is not Scope.READ for r in rules_in(select))
+        diagnostics = [
+            d
+            for d in diagnostics
+            if d.code in select
+            or (after_reading and d.path not in checked and d.severity is Severity.ERROR)
+        ]
     if coverage.shown is not None:
         diagnostics = [d for d in diagnostics if d.path in coverage.shown]
     return CheckResult(sorted_diagnostics(diagnostics), len(files), len(devices))

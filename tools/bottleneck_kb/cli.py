@@ -176,7 +176,8 @@ def main() -> None:
     "--select",
     multiple=True,
     metavar="CODE",
-    help="Report only this code (repeatable); the other rules do not run.",
+    help="Report only this code (repeatable); the other rules do not run. A file that "
+    "cannot be read is still reported: the rule could not run on it.",
 )
 @click.option(
     "--explain",

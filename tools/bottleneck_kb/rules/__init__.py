@@ -170,6 +170,11 @@ def emitted(
     _register(Rule(code, name, Scope.READ, severity, Documentation.parse(doc), module))
 
 
+def rules_in(codes: Iterable[str]) -> list[Rule]:
+    """The registered rules of `codes` (those of rules; others are ignored)."""
+    return [REGISTRY[code] for code in codes if code in REGISTRY]
+
+
 def rules_for(scope: Scope, select: Iterable[str] | None = None) -> list[Rule]:
     """The checks of `scope`, or only those whose codes are in `select`."""
     chosen = None if select is None else set(select)
