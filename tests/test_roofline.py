@@ -243,6 +243,8 @@ def test_the_whole_catalog_is_sorted_by_lower_bound_and_verdicts_grouped(
     [
         ("2 * N * B * 1e-200", (1.0, 1.0e300)),  # flips near 1e200: left * right overflowed
         ("2 * N * B * 1e200", (1.0e-300, 1.0)),  # flips near 1e-200: it underflowed to 0
+        # The ends are past the largest float apart: the step and the midpoint overflowed.
+        ("2 * N * max(min(B, 1000), 1)", (-1.0e308, 1.0e308)),
     ],
 )
 def test_a_crossover_across_hundreds_of_decades_is_found(

@@ -320,8 +320,12 @@ def sweep(lo: float, hi: float) -> list[float]:
         step = math.log(hi / lo) / (CROSSOVER_SAMPLES - 1)
         inner = [lo * math.exp(step * i) for i in range(1, CROSSOVER_SAMPLES - 1)]
     else:
-        step = (hi - lo) / (CROSSOVER_SAMPLES - 1)
-        inner = [lo + step * i for i in range(1, CROSSOVER_SAMPLES - 1)]
+        last = CROSSOVER_SAMPLES - 1
+        step = (hi - lo) / last
+        if math.isfinite(step):
+            inner = [lo + step * i for i in range(1, last)]
+        else:  # hi - lo is past the largest float: weigh the ends instead
+            inner = [lo / last * (last - i) + hi / last * i for i in range(1, last)]
     return [lo, *(min(max(x, lo), hi) for x in inner), hi]
 
 
@@ -343,4 +347,6 @@ def _midpoint(left: float, right: float) -> float:
         # The geometric mean, as a product of roots: left * right overflows past 1e154 and
         # underflows to 0 below 1e-162, and a midpoint outside the range is evaluated there.
         return math.sqrt(left) * math.sqrt(right)
-    return left + (right - left) / 2
+    middle = left + (right - left) / 2
+    # right - left overflows when the two are past the largest float apart.
+    return middle if math.isfinite(middle) else left / 2 + right / 2
