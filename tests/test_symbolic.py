@@ -305,6 +305,40 @@ def test_an_exponent_made_of_numbers_counts_in_the_degree_budget(exponent: str) 
     assert (cost.degree, cost.within()) == (65, False)
 
 
+ROOTED = "a + b + c + d + e + f + g + h + j + k"
+
+
+@pytest.mark.parametrize(
+    ("flops", "degree", "terms"),
+    [
+        # A root of P costs what P does: (P's 10 terms) ** 16, 25 choose 16 terms at most.
+        (f"sqrt({ROOTED}) ** 16", 16, math.comb(25, 16)),
+        (f"(({ROOTED}) ** 0.5) ** 16", 16, math.comb(25, 16)),
+        (f"sqrt(sqrt({ROOTED})) ** 16", 16, math.comb(25, 16)),
+        (" * ".join([f"sqrt({ROOTED})"] * 16), 16, 10**9),  # 10 ** 16 terms, capped
+        (f"({ROOTED}) ** 1.5", 2, math.comb(11, 2)),  # the next whole power
+    ],
+)
+def test_a_power_of_a_root_costs_what_the_merged_power_costs(
+    flops: str, degree: int, terms: int
+) -> None:
+    """sympy merges roots of one base: `sqrt(P) ** 16` is `P ** 8`, expanded to 24,310 terms
+    (kb eval took 46 s on an entry kb check had passed, counting the root as one symbol). The
+    bound is that of the next whole power of P, or of P itself for each root."""
+    names = frozenset(ROOTED.split(" + "))
+    cost = ratio_cost(parse(flops, names), parse("a", names))
+
+    assert (cost.degree, cost.terms) == (degree + 1, terms)
+
+
+def test_roots_merged_within_the_budget_are_expanded() -> None:
+    """What the bound is for: sympy does merge and expand them."""
+    names = frozenset({"a", "b", "c"})
+    result = intensity(parse("sqrt(a + b + c) ** 4", names), parse("a", names))
+
+    assert str(result) == "(a**2 + 2*a*b + 2*a*c + b**2 + 2*b*c + c**2)/a"
+
+
 def test_a_ceil_of_a_constant_past_sympys_precision_stays_as_written() -> None:
     """sympy's ceiling worked the constant out to ever more digits and gave up: kb check
     accepted the entry and kb eval refused it."""

@@ -61,24 +61,23 @@ def _cap(value: int) -> int:
     return min(value, _CAP)
 
 
-def _integer_exponent(node: ast.AST) -> int | None:
-    """The value of a whole-number exponent made of numbers (`3`, `-2`, `2.0`, `8 * 8`,
-    `sqrt(4096)`: sympy works each out before it expands), else None; past every limit, the
-    cap."""
+def _exponent(node: ast.AST) -> float | None:
+    """The value of an exponent made of numbers (`3`, `-2`, `0.5`, `8 * 8`, `sqrt(4096)`:
+    sympy works each out before it expands), else None; past every limit, the cap."""
     try:
         # Symbols that cancel (`a - a + 64`) leave sympy the number: probed, as it would be.
         found = _constant(node, "") or _probed(node)
         value = None if found is None else float(found.value)
     except (_Refused, OverflowError):
         return _CAP
-    if value is not None and value.is_integer():
-        return int(value) if abs(value) < _CAP else _CAP
-    return None
+    if value is None or not math.isfinite(value):
+        return None if value is None else _CAP
+    return max(-_CAP, min(value, _CAP))
 
 
 def _cost(node: ast.AST) -> Cost:
-    """Bounds for the expansion of `node`; an opaque part (a function, a power with a symbolic
-    or fractional exponent) counts as one new symbol, its inside counted on its own."""
+    """Bounds for the expansion of `node`; an opaque part (a function other than a root, a
+    power with a symbolic exponent) counts as one new symbol, its inside counted on its own."""
     if isinstance(node, ast.Name):
         return _SYMBOL
     if isinstance(node, ast.Constant):
@@ -88,10 +87,12 @@ def _cost(node: ast.AST) -> Cost:
     if isinstance(node, ast.BinOp):
         left = _cost(node.left)
         if isinstance(node.op, ast.Pow):
-            exponent = _integer_exponent(node.right)
+            exponent = _exponent(node.right)
             if exponent is None:
                 return _opaque(node.left, node.right)
-            n = abs(exponent)
+            # A fractional power merges with others of its base (`(P ** 0.5) ** 16` is
+            # `P ** 8`, which sympy expands): bounded by the next whole power.
+            n = math.ceil(abs(exponent))
             terms = 1 if n == 0 else math.comb(min(left.terms, _CAP) + min(n, 64) - 1, min(n, 64))
             return Cost(_cap(left.degree * n), _cap(terms))
         right = _cost(node.right)
@@ -100,6 +101,10 @@ def _cost(node: ast.AST) -> Cost:
         # Products and quotients: over a common denominator, terms multiply.
         return Cost(_cap(left.degree + right.degree), _cap(left.terms * right.terms))
     if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "sqrt":
+            # sympy merges the square roots of one base (`sqrt(P) ** 16`, or sixteen of them
+            # multiplied, is `P ** 8`, expanded): a root costs at most what its inside does.
+            return _cost(node.args[0])
         return _opaque(*node.args)
     return _PAST  # unreachable for trees that passed validation
 

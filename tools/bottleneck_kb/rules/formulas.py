@@ -207,9 +207,11 @@ def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnosti
     ## What it checks
     FLOPs over bytes (for the entry and each workaround) expands to a polynomial of degree at
     most 16 and at most 256 terms (the inside of a function counted on its own, since the
-    function stays as written around it). No power of numbers is past 4,096 bits exactly
-    (`1.25 ** 2000` is), and no exponent past 64 stands on a base that is not a number. The
-    budget is counted on the formula, not timed, so it is the same on every machine.
+    function stays as written around it; but a square root or a fractional power counts as
+    much as its base, since roots of one base merge: `sqrt(P) ** 16` is `P ** 8`). No power
+    of numbers is past 4,096 bits exactly (`1.25 ** 2000` is), and no exponent past 64 stands
+    on a base that is not a number. The budget is counted on the formula, not timed, so it is
+    the same on every machine.
     ## Why it matters
     `kb eval` and the site simplify and typeset the intensity; past the budget that takes
     minutes, so one entry would hang every page build.
