@@ -139,6 +139,28 @@ def test_an_id_claimed_from_another_file_is_checked_against_it(base: Path) -> No
     ]
 
 
+@pytest.mark.parametrize("takes", ["id: fixtures/old-name", "aliases: [fixtures/old-name]"])
+def test_an_entry_that_takes_another_entrys_alias_is_checked_against_it(
+    base: Path, takes: str
+) -> None:
+    """The entry holding the alias is re-checked with the new one: as its id (the alias no
+    longer redirects) or as an alias of its own (two entries claim the old id)."""
+    holder = "entries/fixtures/holder.yaml"
+    (base / holder).write_text(
+        patched(MINIMAL_ENTRY, "id: fixtures/holder\naliases: [fixtures/old-name]"), "utf-8"
+    )
+    new = "entries/fixtures/old-name.yaml" if takes.startswith("id") else "entries/a/new.yaml"
+    (base / new).parent.mkdir(exist_ok=True)
+    (base / new).write_text(patched(MINIMAL_ENTRY, f"id: {new[8:-5]}\n{takes}"), "utf-8")
+
+    result = check(base, [base / new])
+
+    assert result.diagnostics == full_run_on(base, {new, holder})
+    taken = {(d.path, d.code) for d in result.diagnostics}
+    assert (holder, "KB214") in taken
+    assert ((new, "KB214") in taken) is takes.startswith("aliases")
+
+
 def git(root: Path, *args: str) -> None:
     subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],

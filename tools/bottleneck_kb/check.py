@@ -17,14 +17,16 @@ from pathlib import Path
 from . import schemas
 from .diagnostics import Diagnostic, Severity, sorted_diagnostics
 from .kb import (
+    ALIASES,
     ENTRIES,
     HARDWARE,
+    RELATED,
     SUFFIX,
     Catalog,
     KnowledgeBase,
     discover,
     display_path,
-    entries_relating_to,
+    entries_naming,
     entry_ids,
     entry_paths,
     guarded,
@@ -161,7 +163,8 @@ def covering(
         gone = [p for p in (*paths, *removed) if not (p.exists() or p.is_symlink())]
         entries = entry_ids([p for p in gone if display_path(p, root).startswith(below)], root)
         if entries:
-            files += _new(root, entries_relating_to(root, entries), files)
+            every = discover(root, ENTRIES)
+            files += _new(root, entries_naming(root, every, entries, RELATED), files)
     shown |= {display_path(p, root) for p in files}
     shown |= {d.path for d in problems}
     return Coverage(files, shown), problems
@@ -217,14 +220,18 @@ def _check(
     checks = EntryChecks.of(catalog, select, published)
     results = _check_files(root, checks, coverage.entries, jobs)
     files = list(coverage.entries)
+    every_entry = files
     if coverage.shown is not None:
+        every_entry = discover(root, ENTRIES)
+        covered = [s for _, s in results if s is not None]
         # An id that is not its file's path claims another file's id: check that file too
         # (for files a full run reads; one outside entries/ is told to move first).
         claimed = [
-            root / ENTRIES / f"{s.id}{SUFFIX}"
-            for _, s in results
-            if s is not None and s.path.startswith(f"{ENTRIES}/")
+            root / ENTRIES / f"{s.id}{SUFFIX}" for s in covered if s.path.startswith(f"{ENTRIES}/")
         ]
+        # So do the entries that keep one of these ids, or aliases, as an alias of their own.
+        names = {s.id for s in covered} | {a for s in covered for a, _, _ in s.aliases}
+        claimed += entries_naming(root, _new(root, every_entry, files), names, ALIASES)
         extra = [p for p in _new(root, dict.fromkeys(claimed), files) if p.is_file()]
         results += _check_files(root, checks, extra, jobs)
         files += extra
@@ -236,7 +243,6 @@ def _check(
         if summary is not None:
             summaries.append(summary)
     # Knowledge-base checks get every entry's id, checked this run or not, for related links.
-    every_entry = files if paths is None else discover(root, ENTRIES)
     diagnostics += _knowledge_base_findings(
         summaries, devices, entry_ids(every_entry, root), select
     )

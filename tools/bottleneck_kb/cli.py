@@ -213,7 +213,7 @@ def check(
     root: Path | None,
 ) -> None:
     """Validate the knowledge base, or only PATHS and the entries that depend on them (an
-    edited device re-checks the entries that name it), against the whole catalog.
+    edited device re-checks every entry), against the whole catalog.
 
     Exit status: 0 no errors (warnings allowed unless --strict), 1 errors found, 2 usage or
     internal error.

@@ -211,7 +211,10 @@ def aliases_not_taken(summaries: Sequence[Summary], context: Context) -> Iterabl
     ```
     """
     ids = set(context.entry_ids) | {s.id for s in summaries}
-    first: dict[str, Summary] = {}
+    holders: dict[str, list[str]] = {}
+    for summary in summaries:
+        for alias, _, _ in summary.aliases:
+            holders.setdefault(alias, []).append(summary.path)
     for summary in sorted(summaries, key=lambda s: s.path):
         for alias, line, col in summary.aliases:
             if alias in ids:
@@ -224,13 +227,15 @@ def aliases_not_taken(summaries: Sequence[Summary], context: Context) -> Iterabl
                     "remove the alias",
                 )
                 continue
-            holder = first.setdefault(alias, summary)
-            if holder is not summary:
+            # Said on every entry that lists it: which one came first, the files do not say,
+            # and a pull request's check shows the error on the file it adds.
+            others = sorted({path for path in holders[alias] if path != summary.path})
+            if others:
                 yield error(
                     ALIAS_TAKEN,
                     summary.path,
                     line,
                     col,
-                    f"alias '{alias}' is already an alias of {holder.path}",
+                    f"alias '{alias}' is also an alias of {', '.join(others)}",
                     "keep the alias on the one entry the old id now means",
                 )
