@@ -227,12 +227,36 @@ def test_eval_says_which_devices_have_broken_files(tmp_path: Path) -> None:
     listed = run("eval", "flops/speculative-draft", "--root", str(root))
     named = run("eval", "flops/speculative-draft", "--root", str(root), "--on", "nvidia-h100-sxm")
 
-    assert listed.exit_code == 0
-    assert "nvidia-h100-sxm: skipped, hardware/nvidia-h100-sxm.yaml has errors\n" in listed.output
+    assert listed.exit_code == 1  # kb check refuses an entry naming a device that fails
+    assert "nvidia-h100-sxm: skipped, hardware/nvidia-h100-sxm.yaml has errors\n" in listed.stdout
+    assert "KB204 device 'nvidia-h100-sxm' is defined in hardware/nvidia-h100-sxm.yaml" in (
+        listed.stderr
+    )
     assert (named.exit_code, named.output) == (
         2,
         "Error: device 'nvidia-h100-sxm' is defined in hardware/nvidia-h100-sxm.yaml, which has "
         "errors\n    hint: run kb check hardware/nvidia-h100-sxm.yaml\n",
+    )
+
+
+def test_eval_of_an_entry_kb_check_refuses_shows_the_numbers_and_exits_1(
+    broken_root: Path,
+) -> None:
+    """A claim kb check refuses (here bound_by: compute on a memory-bound entry) is not left
+    unremarked under numbers that contradict it."""
+    entry = broken_root / "entries" / "fixtures" / "minimal.yaml"
+    entry.write_text(MINIMAL_ENTRY.replace("bound_by: memory", "bound_by: compute"), "utf-8")
+
+    result = run("eval", "fixtures/minimal", "--root", str(broken_root))
+
+    assert result.exit_code == 1
+    assert "memory" in result.stdout
+    assert result.stderr.splitlines()[0].startswith(
+        f"entries/fixtures/minimal.yaml:{BOUND_BY}:11: KB406 bound_by is compute, but "
+    )
+    assert result.stderr.splitlines()[-1] == (
+        "kb check refuses fixtures/minimal: 1 error, above "
+        "(kb check entries/fixtures/minimal.yaml gives hints)"
     )
 
 

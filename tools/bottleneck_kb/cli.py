@@ -305,8 +305,13 @@ def eval_command(
     output_format: str,
     root: Path | None,
 ) -> None:
-    """Evaluate ENTRY_ID (e.g. flops/speculative-draft) on devices of the catalog."""
-    from .diagnostics import located_line
+    """Evaluate ENTRY_ID (e.g. flops/speculative-draft) on devices of the catalog.
+
+    Exit status: 0 evaluated, 1 an entry kb check refuses (its numbers are still shown where
+    they can be worked out, with the errors), 2 a bad request.
+    """
+    from .check import check_read
+    from .diagnostics import Severity, located_line
     from .evaluation import evaluate_entry
     from .kb import KnowledgeBase, entry_file
     from .report import render
@@ -325,6 +330,20 @@ def eval_command(
         entry, kb.catalog.devices, devices, overrides, basis=figures, broken=kb.catalog.broken
     )
     click.echo(render(EVALUATION, output_format, evaluation), nl=False)
+    # What kb check says of this entry, from what was read: the numbers above state what the
+    # entry claims, and a claim kb check refuses is not to be taken from them unremarked.
+    refused = [
+        d
+        for d in check_read(kb).diagnostics
+        if d.path == entry.path and d.severity is Severity.ERROR
+    ]
+    if refused:
+        for d in refused:
+            click.echo(located_line(d), err=True)
+        errors = f"{len(refused)} error{'s' if len(refused) > 1 else ''}"
+        said = f"kb check refuses {entry_id}: {errors}, above (kb check {entry.path} gives hints)"
+        click.echo(said, err=True)
+        sys.exit(1)
 
 
 @main.command()
