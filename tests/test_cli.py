@@ -248,6 +248,11 @@ def test_rules_lists_every_code() -> None:
     assert codes == sorted(rules.REGISTRY)
 
 
+def test_every_rule_is_explained_in_a_readable_length() -> None:
+    lengths = {code: len(run("check", "--explain", code).output) for code in rules.REGISTRY}
+    assert {code: n for code, n in lengths.items() if n > 3_000} == {}
+
+
 def test_outside_a_knowledge_base_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["check", "--root", str(tmp_path)])
     assert result.exit_code == 2
