@@ -373,3 +373,14 @@ def test_eval_of_an_entry_past_the_symbolic_budget_says_where(kb_root: Path) -> 
     assert result.output.startswith(
         f"Error: entries/fixtures/minimal.yaml:{FLOPS}:10: intensity is past the symbolic budget"
     )
+
+
+def test_a_datasheet_tflops_is_told_why_it_is_refused_and_what_to_write(kb_root: Path) -> None:
+    mi300x = kb_root / "hardware" / "amd-instinct-mi300x.yaml"
+    mi300x.write_text(mi300x.read_text("utf-8").replace("1307.4 TFLOP/s", "1307.4 TFLOPS"), "utf-8")
+    result = run("check", "--root", str(kb_root), str(mi300x))
+    assert result.output.splitlines()[:2] == [
+        "hardware/amd-instinct-mi300x.yaml:7:17: KB301 peak_flops.bf16.value: 'TFLOPS' is read "
+        "as a count of FLOP (the S is not per second)",
+        "    hint: write '1307.4 TFLOP/s'",
+    ]
