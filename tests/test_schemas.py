@@ -12,7 +12,9 @@ import jsonschema
 import pytest
 
 from bottleneck_kb import schemas
+from bottleneck_kb.diagnostics import sorted_diagnostics
 from bottleneck_kb.rules import REGISTRY
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.source import load
 
 from .conftest import FIXTURES, REPOSITORY, example_files
@@ -164,3 +166,44 @@ def test_the_bounds_a_check_may_expect_are_the_quantities_the_model_gives() -> N
     keys = set(expect["expect"]["properties"])
     assert keys >= _NOT_BOUNDS
     assert set(UNITS) == keys - _NOT_BOUNDS
+
+
+def _said(kind: str, text: str) -> list[tuple[int, int, str, str, str | None]]:
+    """(line, col, code, message, hint) of each schema problem of `text`, in order."""
+    document, problems = load(text.encode(), "file.yaml")
+    assert document is not None, problems
+    return [
+        (d.line, d.col, d.code, d.message, d.hint)
+        for d in sorted_diagnostics(schemas.validate(kind, document))
+    ]
+
+
+def test_a_key_required_by_a_then_or_else_part_is_described() -> None:
+    """`claims` requires `source` or `check` depending on the verdict (if/then/else): the
+    description is the object's, around the part that requires it."""
+    claims = (
+        "references:\n"
+        "  - {title: T, first_author: Chen, year: 2023, arxiv: '2302.01318'}\n"
+        "claims:\n"
+        "  - {card: A sourced claim., verdict: agrees, reference: '2302.01318'}\n"
+        "  - {card: A computed claim., verdict: computed}\n"
+    )
+    line = len(MINIMAL_ENTRY.splitlines()) + 4
+    assert _said(schemas.ENTRY, MINIMAL_ENTRY + claims) == [
+        (
+            line,
+            5,
+            "KB101",
+            "claims[0] is missing the required key 'source'",
+            "source: What the cited source says on the point, quoted or closely paraphrased "
+            "from what was read; say which part was read (abstract, table, code).",
+        ),
+        (
+            line + 1,
+            5,
+            "KB101",
+            "claims[1] is missing the required key 'check'",
+            "check: Index (from 0) into checks of the check that computes the statement, "
+            "rather than restating it.",
+        ),
+    ]

@@ -121,11 +121,11 @@ def explain(kind: str, document: Document) -> list[Diagnostic]:
     """The reference validator's errors, each turned into diagnostics at the right key or value."""
     found: list[Diagnostic] = []
     for problem in _reference_validator(kind).iter_errors(document.data):
-        found.extend(_located(problem, document))
+        found.extend(_located(problem, document, schema(kind)))
     return found
 
 
-def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
+def _located(problem: Any, document: Document, root: Mapping[str, Any]) -> Iterator[Diagnostic]:
     pointer = tuple(problem.absolute_path)
     validator = problem.validator
     value = problem.validator_value
@@ -139,7 +139,7 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
                     MISSING_KEY,
                     pointer,
                     f"{subject} is missing the required key '{key}'",
-                    _describe(problem.schema, key),
+                    _describe(root, problem, key),
                     key=True,
                 )
         return
@@ -254,10 +254,35 @@ def suggest(word: str, choices: Sequence[str], what: str) -> str:
     return f"allowed {what}: {listed}"
 
 
-def _describe(schema_node: Mapping[str, Any], key: str) -> str | None:
-    described = schema_node.get("properties", {}).get(key, {})
-    description = described.get("description")
-    return f"{key}: {description}" if description else None
+def _describe(root: Mapping[str, Any], problem: Any, key: str) -> str | None:
+    """`key: its description`, from the properties the object defines: beside the `required`
+    that names it, or around it when a `then`, `else` or `allOf` part requires it."""
+    path = list(problem.absolute_schema_path)
+    for end in range(len(path) - 1, -1, -1):
+        properties = _schema_at(root, path[:end]).get("properties", {})
+        if key in properties:
+            description = _schema_at(root, [*path[:end], "properties", key]).get("description")
+            return f"{key}: {description}" if description else None
+    return None
+
+
+def _schema_at(root: Mapping[str, Any], path: Sequence[Any]) -> Mapping[str, Any]:
+    """The schema node at a validator's schema path (keys and list indexes), seen with the
+    definition its local `$ref` names (its own keys first): the path steps through a
+    reference without naming it. Not a mapping (inside `allOf`'s list, say): an empty node."""
+    node: Any = root
+    for part in path:
+        node = _with_definition(root, node)[part] if isinstance(node, Mapping) else node[part]
+    return _with_definition(root, node) if isinstance(node, Mapping) else {}
+
+
+def _with_definition(root: Mapping[str, Any], node: Mapping[str, Any]) -> Mapping[str, Any]:
+    if "$ref" not in node:
+        return node
+    definition: Any = root
+    for part in node["$ref"].removeprefix("#/").split("/"):
+        definition = definition[part]
+    return {**_with_definition(root, definition), **node}
 
 
 def _parent_description(problem: Any) -> str | None:
