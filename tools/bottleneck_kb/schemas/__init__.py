@@ -176,7 +176,7 @@ def _located(problem: Any, document: Document, root: Mapping[str, Any]) -> Itera
             pointer,
             f"{subject} must be {_TYPE_NAMES.get(expected, expected)}, "
             f"not {_kind_of(problem.instance)} ({_show(problem.instance)})",
-            "quote the value if you mean text" if expected == "string" else None,
+            _type_hint(expected, _schema_at(root, list(problem.absolute_schema_path)[:-1])),
         )
         return
     if validator == "pattern":
@@ -252,6 +252,16 @@ def suggest(word: str, choices: Sequence[str], what: str) -> str:
     if close:
         return f"did you mean '{close[0]}'? allowed {what}: {listed}"
     return f"allowed {what}: {listed}"
+
+
+def _type_hint(expected: str, node: Mapping[str, Any]) -> str | None:
+    """What to write instead of a value of the wrong type: for text of a set form (a pattern)
+    or a value of another type, what the schema says of it; for free text, that quoting makes
+    text of anything."""
+    if expected == "string" and "pattern" not in node:
+        return "quote the value if you mean text"
+    said: str | None = node.get("patternErrorMessage") or node.get("description")
+    return said
 
 
 def _describe(root: Mapping[str, Any], problem: Any, key: str) -> str | None:
