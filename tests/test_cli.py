@@ -384,3 +384,16 @@ def test_a_datasheet_tflops_is_told_why_it_is_refused_and_what_to_write(kb_root:
         "as a count of FLOP (the S is not per second)",
         "    hint: write '1307.4 TFLOP/s'",
     ]
+
+
+def test_codes_are_taken_in_any_case(broken_root: Path) -> None:
+    explained = run("check", "--explain", "kb406")
+    assert explained.output.startswith("KB406 bound-by-holds (error)\n")
+    assert explained.output == run("check", "--explain", "KB406").output
+    selected = run("check", "--root", str(broken_root), "--select", "kb103")
+    assert selected.exit_code == 1
+    assert selected.output.splitlines()[0] == (
+        f"entries/fixtures/minimal.yaml:{BOUND_BY}:11: KB103 'memroy' is not an allowed bound_by"
+    )
+    unknown = run("check", "--select", "kb999")
+    assert (unknown.exit_code, unknown.output.splitlines()[0]) == (2, "Error: no rule KB999")
