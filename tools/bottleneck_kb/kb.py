@@ -193,6 +193,9 @@ class Catalog:
     broken: dict[str, str] = field(default_factory=dict)
     #: Devices read whole but left out because another file has their id (reported).
     duplicates: list[Device] = field(default_factory=list)
+    #: The folder the devices were read from, as messages name it: the knowledge base's own
+    #: hardware/, or another's (kb check --catalog) by its whole path.
+    folder: str = f"{HARDWARE}/"
 
     @classmethod
     def load(cls, root: Path) -> Catalog:

@@ -57,6 +57,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Severity
+from ..kb import HARDWARE
 
 if TYPE_CHECKING:
     from ..model import Device
@@ -212,6 +213,8 @@ class Context:
     runnable: tuple[Device, ...] = ()
     #: Device id -> the file of hardware/ that would define it but has errors (Catalog.broken).
     broken_devices: Mapping[str, str] = field(default_factory=dict)
+    #: The folder `devices` were read from, as messages name it (Catalog.folder).
+    hardware_folder: str = f"{HARDWARE}/"
     #: For knowledge-base checks: the id of every file of entries/, checked this run or not
     #: (an id is its path), so that a check of a few files still resolves links to the rest.
     entry_ids: frozenset[str] = frozenset()
