@@ -296,3 +296,13 @@ def test_catalog_must_hold_hardware(base: Path, tmp_path: Path) -> None:
     code, output = run("--root", str(base), "--catalog", str(tmp_path))
     assert code == 2
     assert f"{tmp_path} has no hardware/" in output
+
+
+def test_changes_outside_a_git_repository_are_said_to_be_so(tmp_path: Path) -> None:
+    (tmp_path / MINIMAL).parent.mkdir(parents=True)
+    (tmp_path / MINIMAL).write_text(MINIMAL_ENTRY, encoding="utf-8")
+    code, output = run("--root", str(tmp_path), "--changed-since", "main")
+    assert (code, output.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for --changed-since: {tmp_path} is not in a git repository",
+    )

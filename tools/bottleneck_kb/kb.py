@@ -387,9 +387,9 @@ class ChangedFilesError(BadRequest):
 GIT_TIMEOUT = 60
 
 
-def _git(root: Path, *args: str) -> str:
+def _run_git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     try:
-        done = subprocess.run(
+        return subprocess.run(
             ["git", *args],
             cwd=root,
             capture_output=True,
@@ -399,6 +399,10 @@ def _git(root: Path, *args: str) -> str:
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ChangedFilesError(f"cannot run git in {root}: {exc}") from None
+
+
+def _git(root: Path, *args: str) -> str:
+    done = _run_git(root, *args)
     if done.returncode != 0:
         raise ChangedFilesError(f"git {args[0]} failed in {root}: {done.stderr.strip()}")
     return done.stdout
@@ -411,6 +415,8 @@ def changed_paths(root: Path, ref: str) -> tuple[list[Path], list[Path]]:
     Changes are counted from the merge base of `ref` and HEAD to the working tree, untracked
     files included.
     """
+    if _run_git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() != "true":
+        raise ChangedFilesError(f"{root} is not in a git repository")
     try:
         commit = _git(root, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}")
     except ChangedFilesError:
