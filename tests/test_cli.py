@@ -397,3 +397,19 @@ def test_codes_are_taken_in_any_case(broken_root: Path) -> None:
     )
     unknown = run("check", "--select", "kb999")
     assert (unknown.exit_code, unknown.output.splitlines()[0]) == (2, "Error: no rule KB999")
+
+
+def test_eval_of_an_entry_nothing_is_close_to_says_what_an_id_is(kb_root: Path) -> None:
+    result = run("eval", "attention/nope", "--root", str(kb_root))
+    assert (result.exit_code, result.output) == (
+        2,
+        "Error: no entry 'attention/nope'\n"
+        "    hint: an entry's id is the path of its file below entries/ without .yaml, "
+        "e.g. 'fixtures/minimal'\n",
+    )
+    (kb_root / "entries" / "fixtures" / "minimal.yaml").unlink()
+    emptied = run("eval", "attention/nope", "--root", str(kb_root))
+    assert (emptied.exit_code, emptied.output) == (
+        2,
+        "Error: no entry 'attention/nope'\n    hint: entries/ holds no entry\n",
+    )

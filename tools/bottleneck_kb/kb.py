@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import subprocess
 import unicodedata
@@ -373,8 +372,16 @@ def entry_file(root: Path, entry_id: str) -> Path:
     path = root / ENTRIES / f"{entry_id}{SUFFIX}"
     if not path.is_file():
         known = sorted(entry_ids(discover(root, ENTRIES), root))
-        close = difflib.get_close_matches(entry_id, known, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else "kb check lists the entries it reads"
+        close = schemas.closest(entry_id, known)
+        if close is not None:
+            hint = f"did you mean '{close}'?"
+        elif known:
+            hint = (
+                f"an entry's id is the path of its file below {ENTRIES}/ without {SUFFIX}, "
+                f"e.g. '{known[0]}'"
+            )
+        else:
+            hint = f"{ENTRIES}/ holds no entry"
         raise BadRequest(f"no entry '{entry_id}'", hint)
     return path
 

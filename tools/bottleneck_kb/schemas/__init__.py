@@ -245,13 +245,20 @@ def _is_vocabulary(validator: str, value: Any) -> bool:
 
 
 def suggest(word: str, choices: Sequence[str], what: str) -> str:
-    """`did you mean 'x'? allowed ...`: the closest choice (ignoring case first), then all."""
+    """`did you mean 'x'? allowed ...`: the closest choice, then all."""
+    close = closest(word, choices)
+    listed = ", ".join(choices)
+    if close is not None:
+        return f"did you mean '{close}'? allowed {what}: {listed}"
+    return f"allowed {what}: {listed}"
+
+
+def closest(word: str, choices: Sequence[str]) -> str | None:
+    """The choice `word` was probably meant as: one equal ignoring case, else the nearest
+    spelling; None when none is near."""
     close = [c for c in choices if c.lower() == word.lower()]
     close = close or difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    listed = ", ".join(choices)
-    if close:
-        return f"did you mean '{close[0]}'? allowed {what}: {listed}"
-    return f"allowed {what}: {listed}"
+    return close[0] if close else None
 
 
 def _type_hint(expected: str, node: Mapping[str, Any]) -> str | None:
