@@ -280,7 +280,51 @@ def test_catalog_from_another_folder(base: Path, tmp_path: Path) -> None:
     assert "KB204 no device 'nvidia-h100-sxm' in hardware/" in output
 
 
+#: The minimal entry with a check on a device no catalog of these tests holds.
+NAMES_MY_GPU = MINIMAL_ENTRY + (
+    "checks:\n  - claim: Memory-bound.\n    devices: [my-gpu]\n    expect: {bound_by: memory}\n"
+)
+MY_GPU = f"{MINIMAL}:{len(MINIMAL_ENTRY.splitlines()) + 3}:15"
+
+
+def test_a_device_missing_from_another_catalog_is_said_missing_from_that_catalog(
+    base: Path, tmp_path: Path
+) -> None:
+    own = tmp_path / "own"
+    (own / MINIMAL).parent.mkdir(parents=True)
+    (own / MINIMAL).write_text(NAMES_MY_GPU, encoding="utf-8")
+    (own / "hardware").mkdir()
+    (own / "hardware" / "my-gpu.yaml").write_text(patched(MINIMAL_DEVICE, "id: my-gpu"), "utf-8")
+    code, output = run("--root", str(own), "--catalog", str(base))
+    assert code == 1
+    assert output.splitlines()[0] == (
+        f"{MY_GPU}: KB204 no device 'my-gpu' in {(base / 'hardware').absolute()}/"
+    )
+
+
+def test_an_empty_catalog_is_said_to_have_no_devices(tmp_path: Path) -> None:
+    (tmp_path / MINIMAL).parent.mkdir(parents=True)
+    (tmp_path / MINIMAL).write_text(NAMES_MY_GPU, encoding="utf-8")
+    (tmp_path / "hardware").mkdir()
+    code, output = run("--root", str(tmp_path))
+    assert code == 1
+    assert output.splitlines()[:2] == [
+        f"{MY_GPU}: KB204 no device 'my-gpu' in hardware/",
+        "    hint: the catalog has no devices",
+    ]
+
+
 def test_catalog_must_hold_hardware(base: Path, tmp_path: Path) -> None:
     code, output = run("--root", str(base), "--catalog", str(tmp_path))
     assert code == 2
     assert f"{tmp_path} has no hardware/" in output
+
+
+def test_changes_outside_a_git_repository_are_said_to_be_so(tmp_path: Path) -> None:
+    (tmp_path / MINIMAL).parent.mkdir(parents=True)
+    (tmp_path / MINIMAL).write_text(MINIMAL_ENTRY, encoding="utf-8")
+    code, output = run("--root", str(tmp_path), "--changed-since", "main")
+    assert (code, output.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for --changed-since: {tmp_path} is not in a git repository",
+    )

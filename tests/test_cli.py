@@ -286,6 +286,11 @@ def test_rules_lists_every_code() -> None:
     assert codes == sorted(rules.REGISTRY)
 
 
+def test_every_rule_is_explained_in_a_readable_length() -> None:
+    lengths = {code: len(run("check", "--explain", code).output) for code in rules.REGISTRY}
+    assert {code: n for code, n in lengths.items() if n > 3_000} == {}
+
+
 def test_outside_a_knowledge_base_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["check", "--root", str(tmp_path)])
     assert result.exit_code == 2
@@ -405,4 +410,44 @@ def test_eval_of_an_entry_past_the_symbolic_budget_says_where(kb_root: Path) -> 
     assert result.exit_code == 1
     assert result.output.startswith(
         f"Error: entries/fixtures/minimal.yaml:{FLOPS}:10: intensity is past the symbolic budget"
+    )
+
+
+def test_a_datasheet_tflops_is_told_why_it_is_refused_and_what_to_write(kb_root: Path) -> None:
+    mi300x = kb_root / "hardware" / "amd-instinct-mi300x.yaml"
+    mi300x.write_text(mi300x.read_text("utf-8").replace("1307.4 TFLOP/s", "1307.4 TFLOPS"), "utf-8")
+    result = run("check", "--root", str(kb_root), str(mi300x))
+    assert result.output.splitlines()[:2] == [
+        "hardware/amd-instinct-mi300x.yaml:7:17: KB301 peak_flops.bf16.value: 'TFLOPS' is read "
+        "as a count of FLOP (the S is not per second)",
+        "    hint: write '1307.4 TFLOP/s'",
+    ]
+
+
+def test_codes_are_taken_in_any_case(broken_root: Path) -> None:
+    explained = run("check", "--explain", "kb406")
+    assert explained.output.startswith("KB406 bound-by-holds (error)\n")
+    assert explained.output == run("check", "--explain", "KB406").output
+    selected = run("check", "--root", str(broken_root), "--select", "kb103")
+    assert selected.exit_code == 1
+    assert selected.output.splitlines()[0] == (
+        f"entries/fixtures/minimal.yaml:{BOUND_BY}:11: KB103 'memroy' is not an allowed bound_by"
+    )
+    unknown = run("check", "--select", "kb999")
+    assert (unknown.exit_code, unknown.output.splitlines()[0]) == (2, "Error: no rule KB999")
+
+
+def test_eval_of_an_entry_nothing_is_close_to_says_what_an_id_is(kb_root: Path) -> None:
+    result = run("eval", "attention/nope", "--root", str(kb_root))
+    assert (result.exit_code, result.output) == (
+        2,
+        "Error: no entry 'attention/nope'\n"
+        "    hint: an entry's id is the path of its file below entries/ without .yaml, "
+        "e.g. 'fixtures/minimal'\n",
+    )
+    (kb_root / "entries" / "fixtures" / "minimal.yaml").unlink()
+    emptied = run("eval", "attention/nope", "--root", str(kb_root))
+    assert (emptied.exit_code, emptied.output) == (
+        2,
+        "Error: no entry 'attention/nope'\n    hint: entries/ holds no entry\n",
     )

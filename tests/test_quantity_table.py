@@ -82,10 +82,26 @@ def test_the_table_gives_pints_factor_or_leaves_the_unit_to_pint(dimension: Dime
 def test_what_the_table_does_not_read_still_parses_with_pint() -> None:
     assert _table_factor("TFLOPS", Dimension.FLOP_RATE) is None
     assert parse("2 kilobyte", Dimension.BYTES).value == 2000.0
-    with pytest.raises(QuantityError, match="'TFLOPS' is not FLOP per time"):
-        parse("989 TFLOPS", Dimension.FLOP_RATE)
+    with pytest.raises(QuantityError, match="'TFLOPS' is not bytes per time"):
+        parse("989 TFLOPS", Dimension.BANDWIDTH)
     with pytest.raises(QuantityError, match="unknown unit 'TBps'"):
         parse("3 TBps", Dimension.BANDWIDTH)
+
+
+@pytest.mark.parametrize(
+    ("written", "unit", "rate"),
+    [("31.2 TFLOPS", "TFLOPS", "31.2 TFLOP/s"), ("5e3flops", "flops", "5e3 flop/s")],
+)
+def test_a_rate_written_as_flops_is_told_why_and_how_to_write_it(
+    written: str, unit: str, rate: str
+) -> None:
+    with pytest.raises(QuantityError) as refused:
+        parse(written, Dimension.FLOP_RATE)
+    assert (refused.value.message, refused.value.hint) == (
+        f"'{unit}' is read as a count of FLOP (the S is not per second)",
+        f"write '{rate}'",
+    )
+    assert parse(rate, Dimension.FLOP_RATE).value > 0  # the hint, followed, is read
 
 
 def test_checking_the_repository_does_not_import_pint() -> None:

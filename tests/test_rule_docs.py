@@ -9,7 +9,7 @@ import pytest
 
 from bottleneck_kb.check import check
 from bottleneck_kb.diagnostics import INTERNAL
-from bottleneck_kb.rules import REGISTRY, SECTIONS, codes
+from bottleneck_kb.rules import REGISTRY, SECTIONS, Documentation, codes
 
 from .conftest import write_example
 
@@ -22,6 +22,40 @@ def test_every_rule_has_every_section() -> None:
         assert doc.summary and "\n" not in doc.summary, code
         assert [s for s in SECTIONS if s not in doc.sections] == [], code
         assert doc.examples("Fails") and doc.examples("Passes"), code
+
+
+def test_no_summary_is_cut_where_its_source_line_wraps() -> None:
+    cut = [code for code in DOCUMENTED if not REGISTRY[code].summary.endswith(".")]
+    assert cut == []
+    assert REGISTRY["KB009"].summary == (
+        "The file is over 1 MiB or holds more than 50,000 keys and values."
+    )
+
+
+def test_the_summary_is_the_whole_first_paragraph() -> None:
+    doc = Documentation.parse(
+        """
+        A summary that wraps
+        over two lines.
+
+        ## What it checks
+        Something.
+        """
+    )
+    assert doc.summary == "A summary that wraps over two lines."
+    assert list(doc.sections) == ["What it checks"]
+
+
+def test_an_example_too_long_to_read_is_shown_by_its_start_and_run_whole() -> None:
+    doc = REGISTRY["KB009"].doc
+    assert len(doc.examples("Fails")[0]) == 150_012
+    fails = doc.text.split("## Fails\n\n")[1].split("\n\n## Passes")[0]
+    assert fails == (
+        "```yaml\n"
+        "values: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ...\n"
+        "# (abbreviated: 150,012 characters in all)\n"
+        "```"
+    )
 
 
 @pytest.mark.parametrize("code", DOCUMENTED)

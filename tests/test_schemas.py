@@ -12,7 +12,9 @@ import jsonschema
 import pytest
 
 from bottleneck_kb import schemas
+from bottleneck_kb.diagnostics import sorted_diagnostics
 from bottleneck_kb.rules import REGISTRY
+from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY
 from bottleneck_kb.source import load
 
 from .conftest import FIXTURES, REPOSITORY, example_files
@@ -164,3 +166,101 @@ def test_the_bounds_a_check_may_expect_are_the_quantities_the_model_gives() -> N
     keys = set(expect["expect"]["properties"])
     assert keys >= _NOT_BOUNDS
     assert set(UNITS) == keys - _NOT_BOUNDS
+
+
+def _said(kind: str, text: str) -> list[tuple[int, int, str, str, str | None]]:
+    """(line, col, code, message, hint) of each schema problem of `text`, in order."""
+    document, problems = load(text.encode(), "file.yaml")
+    assert document is not None, problems
+    return [
+        (d.line, d.col, d.code, d.message, d.hint)
+        for d in sorted_diagnostics(schemas.validate(kind, document))
+    ]
+
+
+def test_a_bare_number_for_text_of_a_set_form_is_told_the_form() -> None:
+    """A figure's value needs its unit: quoting the number would only trade KB104 for KB105."""
+    device = MINIMAL_DEVICE.replace("{value: 989.4 TFLOP/s,", "{value: 31.2e+12,")
+    assert _said(schemas.HARDWARE, device) == [
+        (
+            7,
+            17,
+            "KB104",
+            "peak_flops.bf16.value must be a string, not a number (31200000000000.0)",
+            "The datasheet value with its unit, e.g. '989.4 TFLOP/s'.",
+        )
+    ]
+
+
+def test_a_pattern_error_message_is_the_hint_where_the_schema_has_one() -> None:
+    entry = MINIMAL_ENTRY.replace("id: fixtures/minimal", "id: 5")
+    assert _said(schemas.ENTRY, entry) == [
+        (
+            1,
+            5,
+            "KB104",
+            "id must be a string, not a number (5)",
+            "An id is namespace/slug: lower-case letters and digits in words joined by hyphens, "
+            "one '/', e.g. gemm/decode-weight-stream.",
+        )
+    ]
+
+
+def test_a_number_for_free_text_is_told_to_quote_it() -> None:
+    entry = MINIMAL_ENTRY.replace("title: A minimal valid entry", "title: 42")
+    assert _said(schemas.ENTRY, entry) == [
+        (
+            2,
+            8,
+            "KB104",
+            "title must be a string, not a number (42)",
+            "quote the value if you mean text",
+        )
+    ]
+
+
+def test_text_for_a_number_is_told_what_number_to_write() -> None:
+    entry = MINIMAL_ENTRY.replace("typical: 8\n", "typical: 8k\n")
+    line = entry.splitlines().index("    typical: 8k") + 1
+    assert _said(schemas.ENTRY, entry) == [
+        (
+            line,
+            14,
+            "KB104",
+            "scales_with[0].typical must be a number, not a string ('8k')",
+            "The value used when an entry is evaluated without overrides: a plain number in the "
+            "variable's unit, e.g. 4 (tokens) or 1.0e+9 (parameters; write the exponent with a "
+            "sign and a decimal point so YAML 1.1 and 1.2 both read a number).",
+        )
+    ]
+
+
+def test_a_key_required_by_a_then_or_else_part_is_described() -> None:
+    """`claims` requires `source` or `check` depending on the verdict (if/then/else): the
+    description is the object's, around the part that requires it."""
+    claims = (
+        "references:\n"
+        "  - {title: T, first_author: Chen, year: 2023, arxiv: '2302.01318'}\n"
+        "claims:\n"
+        "  - {card: A sourced claim., verdict: agrees, reference: '2302.01318'}\n"
+        "  - {card: A computed claim., verdict: computed}\n"
+    )
+    line = len(MINIMAL_ENTRY.splitlines()) + 4
+    assert _said(schemas.ENTRY, MINIMAL_ENTRY + claims) == [
+        (
+            line,
+            5,
+            "KB101",
+            "claims[0] is missing the required key 'source'",
+            "source: What the cited source says on the point, quoted or closely paraphrased "
+            "from what was read; say which part was read (abstract, table, code).",
+        ),
+        (
+            line + 1,
+            5,
+            "KB101",
+            "claims[1] is missing the required key 'check'",
+            "check: Index (from 0) into checks of the check that computes the statement, "
+            "rather than restating it.",
+        ),
+    ]

@@ -86,6 +86,7 @@ class EntryChecks:
             tuple(problems),
             able,
             broken_devices=catalog.broken,
+            hardware_folder=catalog.folder,
             published=self.published,
         )
         found: list[Diagnostic] = []
@@ -206,6 +207,8 @@ def _check(
     removed: Sequence[Path],
 ) -> CheckResult:
     read = Catalog.load(root if catalog_root is None else catalog_root)
+    if catalog_root is not None:
+        read = replace(read, folder=f"{(catalog_root / HARDWARE).absolute()}/")
     published = schemas.published(root)
     found_on_devices = _device_findings(read, select, published)
     diagnostics = [*read.diagnostics, *found_on_devices]

@@ -223,9 +223,11 @@ def check(
     from .kb import HARDWARE, ChangedFilesError, changed_paths
     from .report import render
 
+    # Codes are printed in upper case; `kb406` typed from memory means the same rule.
     if explain is not None:
-        click.echo(_explanation(explain))
+        click.echo(_explanation(explain.upper()))
         return
+    select = tuple(code.upper() for code in select)
     for code in select:
         _known_rule(code)
     if output_format is None:

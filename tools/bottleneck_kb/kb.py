@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import subprocess
 import unicodedata
@@ -193,6 +192,9 @@ class Catalog:
     broken: dict[str, str] = field(default_factory=dict)
     #: Devices read whole but left out because another file has their id (reported).
     duplicates: list[Device] = field(default_factory=list)
+    #: The folder the devices were read from, as messages name it: the knowledge base's own
+    #: hardware/, or another's (kb check --catalog) by its whole path.
+    folder: str = f"{HARDWARE}/"
 
     @classmethod
     def load(cls, root: Path) -> Catalog:
@@ -377,8 +379,16 @@ def entry_file(root: Path, entry_id: str) -> Path:
     path = root / ENTRIES / f"{entry_id}{SUFFIX}"
     if not path.is_file():
         known = sorted(entry_ids(discover(root, ENTRIES), root))
-        close = difflib.get_close_matches(entry_id, known, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else "kb check lists the entries it reads"
+        close = schemas.closest(entry_id, known)
+        if close is not None:
+            hint = f"did you mean '{close}'?"
+        elif known:
+            hint = (
+                f"an entry's id is the path of its file below {ENTRIES}/ without {SUFFIX}, "
+                f"e.g. '{known[0]}'"
+            )
+        else:
+            hint = f"{ENTRIES}/ holds no entry"
         raise BadRequest(f"no entry '{entry_id}'", hint)
     return path
 
@@ -391,9 +401,9 @@ class ChangedFilesError(BadRequest):
 GIT_TIMEOUT = 60
 
 
-def _git(root: Path, *args: str) -> str:
+def _run_git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     try:
-        done = subprocess.run(
+        return subprocess.run(
             ["git", *args],
             cwd=root,
             capture_output=True,
@@ -403,6 +413,10 @@ def _git(root: Path, *args: str) -> str:
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ChangedFilesError(f"cannot run git in {root}: {exc}") from None
+
+
+def _git(root: Path, *args: str) -> str:
+    done = _run_git(root, *args)
     if done.returncode != 0:
         raise ChangedFilesError(f"git {args[0]} failed in {root}: {done.stderr.strip()}")
     return done.stdout
@@ -415,6 +429,8 @@ def changed_paths(root: Path, ref: str) -> tuple[list[Path], list[Path]]:
     Changes are counted from the merge base of `ref` and HEAD to the working tree, untracked
     files included.
     """
+    if _run_git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() != "true":
+        raise ChangedFilesError(f"{root} is not in a git repository")
     try:
         commit = _git(root, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}")
     except ChangedFilesError:

@@ -206,7 +206,17 @@ def parse(text: str, dimension: Dimension) -> Measure:
             f"'{text}' is not a number followed by a unit",
             f"write {dimension.spoken} such as {_EXAMPLES[dimension]}",
         )
-    factor = _unit_factor(match["unit"], dimension)
+    unit = match["unit"]
+    count = unit[:-1]
+    written_as_rate = unit.endswith(("FLOPS", "flops")) and _symbol(count) is not None
+    if dimension is Dimension.FLOP_RATE and written_as_rate:
+        # Datasheets write "TFLOPS" for a rate; the registry reads FLOPS as a count of FLOP,
+        # so that a rate is always written with its '/s' and never guessed from a letter.
+        raise QuantityError(
+            f"'{unit}' is read as a count of FLOP (the S is not per second)",
+            f"write '{match['number']} {count}/s'",
+        )
+    factor = _unit_factor(unit, dimension)
     number = Decimal(match["number"])
     exponent = number.as_tuple().exponent
     assert isinstance(exponent, int)  # finite by the pattern

@@ -16,7 +16,7 @@ How to add a rule
 3. Its docstring is its documentation, in fixed sections (`kb check --explain CODE`, `kb rules`
    and the site read it; a test runs its examples through the rule alone):
 
-       One-line summary.
+       One-sentence summary (wrapped over lines as needed: its whole first paragraph).
 
        ## What it checks
        ...
@@ -57,6 +57,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Severity
+from ..kb import HARDWARE
 
 if TYPE_CHECKING:
     from ..model import Device
@@ -74,6 +75,12 @@ class Scope(Enum):
 SECTIONS = ("What it checks", "Why it matters", "How to fix", "Fails", "Passes")
 _HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
 _EXAMPLE = re.compile(r"^```yaml\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+#: The longest example the documentation shows whole. A longer one (KB009's file of 50,001
+#: values) would bury the page, so it is shown by its start and its length; the tests still
+#: run it whole.
+SHOWN_EXAMPLE_CHARACTERS = 1_000
+#: How much of the start of a longer example is shown.
+_SHOWN_START = 72
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +93,14 @@ class Documentation:
     @classmethod
     def parse(cls, text: str) -> Documentation:
         text = inspect.cleandoc(text)
-        summary, _, rest = text.partition("\n")
+        first_paragraph, _, rest = text.partition("\n\n")
+        summary = " ".join(line.strip() for line in first_paragraph.splitlines())
         parts = _HEADING.split(rest)
         sections = {
             title.strip(): body.strip()
             for title, body in zip(parts[1::2], parts[2::2], strict=True)
         }
-        return cls(summary.strip(), sections)
+        return cls(summary, sections)
 
     def examples(self, section: str) -> list[str]:
         """The YAML examples of `Fails` or `Passes`."""
@@ -102,9 +110,21 @@ class Documentation:
     def text(self) -> str:
         """The whole documentation as Markdown."""
         body = [
-            f"## {title}\n\n{self.sections[title]}" for title in SECTIONS if title in self.sections
+            f"## {title}\n\n{_EXAMPLE.sub(_shown, self.sections[title])}"
+            for title in SECTIONS
+            if title in self.sections
         ]
         return "\n\n".join([self.summary, *body])
+
+
+def _shown(example: re.Match[str]) -> str:
+    """An example as the documentation shows it: whole, or if too long to read, its start
+    cut at a space and its length."""
+    whole = example.group(1)
+    if len(whole) <= SHOWN_EXAMPLE_CHARACTERS:
+        return example.group(0)
+    start = whole[: _SHOWN_START + 1].rsplit(None, 1)[0]
+    return f"```yaml\n{start} ...\n# (abbreviated: {len(whole):,} characters in all)\n```"
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +218,8 @@ class Context:
     runnable: tuple[Device, ...] = ()
     #: Device id -> the file of hardware/ that would define it but has errors (Catalog.broken).
     broken_devices: Mapping[str, str] = field(default_factory=dict)
+    #: The folder `devices` were read from, as messages name it (Catalog.folder).
+    hardware_folder: str = f"{HARDWARE}/"
     #: For knowledge-base checks: the id of every file of entries/, checked this run or not
     #: (an id is its path), so that a check of a few files still resolves links to the rest.
     entry_ids: frozenset[str] = frozenset()

@@ -29,8 +29,10 @@ def _unknown_devices(
         if broken is None:
             yield where.error(
                 UNKNOWN_DEVICE,
-                f"no device '{name}' in hardware/",
-                suggest(name, sorted(context.devices), "devices"),
+                f"no device '{name}' in {context.hardware_folder}",
+                suggest(name, sorted(context.devices), "devices")
+                if context.devices
+                else "the catalog has no devices",
                 at=(i,),
             )
         else:  # said once per entry: the problem is in the device's file, reported there

@@ -457,7 +457,8 @@ emitted(
     ## Why it matters
     A number where text belongs (or the reverse) is read differently by different tools.
     ## How to fix
-    Quote the value if it is text; unquote it if it is a number.
+    Write the value in the form the hint quotes from the schema: a figure's value with its
+    unit (`989.4 TFLOP/s`), a number unquoted; free text (a title) only needs quotes.
     ## Fails
     ```yaml
     title: 3

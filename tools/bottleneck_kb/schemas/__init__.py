@@ -121,11 +121,11 @@ def explain(kind: str, document: Document) -> list[Diagnostic]:
     """The reference validator's errors, each turned into diagnostics at the right key or value."""
     found: list[Diagnostic] = []
     for problem in _reference_validator(kind).iter_errors(document.data):
-        found.extend(_located(problem, document))
+        found.extend(_located(problem, document, schema(kind)))
     return found
 
 
-def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
+def _located(problem: Any, document: Document, root: Mapping[str, Any]) -> Iterator[Diagnostic]:
     pointer = tuple(problem.absolute_path)
     validator = problem.validator
     value = problem.validator_value
@@ -139,7 +139,7 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
                     MISSING_KEY,
                     pointer,
                     f"{subject} is missing the required key '{key}'",
-                    _describe(problem.schema, key),
+                    _describe(root, problem, key),
                     key=True,
                 )
         return
@@ -176,7 +176,7 @@ def _located(problem: Any, document: Document) -> Iterator[Diagnostic]:
             pointer,
             f"{subject} must be {_TYPE_NAMES.get(expected, expected)}, "
             f"not {_kind_of(problem.instance)} ({_show(problem.instance)})",
-            "quote the value if you mean text" if expected == "string" else None,
+            _type_hint(expected, _schema_at(root, list(problem.absolute_schema_path)[:-1])),
         )
         return
     if validator == "pattern":
@@ -245,19 +245,61 @@ def _is_vocabulary(validator: str, value: Any) -> bool:
 
 
 def suggest(word: str, choices: Sequence[str], what: str) -> str:
-    """`did you mean 'x'? allowed ...`: the closest choice (ignoring case first), then all."""
-    close = [c for c in choices if c.lower() == word.lower()]
-    close = close or difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    """`did you mean 'x'? allowed ...`: the closest choice, then all."""
+    close = closest(word, choices)
     listed = ", ".join(choices)
-    if close:
-        return f"did you mean '{close[0]}'? allowed {what}: {listed}"
+    if close is not None:
+        return f"did you mean '{close}'? allowed {what}: {listed}"
     return f"allowed {what}: {listed}"
 
 
-def _describe(schema_node: Mapping[str, Any], key: str) -> str | None:
-    described = schema_node.get("properties", {}).get(key, {})
-    description = described.get("description")
-    return f"{key}: {description}" if description else None
+def closest(word: str, choices: Sequence[str]) -> str | None:
+    """The choice `word` was probably meant as: one equal ignoring case, else the nearest
+    spelling; None when none is near."""
+    close = [c for c in choices if c.lower() == word.lower()]
+    close = close or difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _type_hint(expected: str, node: Mapping[str, Any]) -> str | None:
+    """What to write instead of a value of the wrong type: for text of a set form (a pattern)
+    or a value of another type, what the schema says of it; for free text, that quoting makes
+    text of anything."""
+    if expected == "string" and "pattern" not in node:
+        return "quote the value if you mean text"
+    said: str | None = node.get("patternErrorMessage") or node.get("description")
+    return said
+
+
+def _describe(root: Mapping[str, Any], problem: Any, key: str) -> str | None:
+    """`key: its description`, from the properties the object defines: beside the `required`
+    that names it, or around it when a `then`, `else` or `allOf` part requires it."""
+    path = list(problem.absolute_schema_path)
+    for end in range(len(path) - 1, -1, -1):
+        properties = _schema_at(root, path[:end]).get("properties", {})
+        if key in properties:
+            description = _schema_at(root, [*path[:end], "properties", key]).get("description")
+            return f"{key}: {description}" if description else None
+    return None
+
+
+def _schema_at(root: Mapping[str, Any], path: Sequence[Any]) -> Mapping[str, Any]:
+    """The schema node at a validator's schema path (keys and list indexes), seen with the
+    definition its local `$ref` names (its own keys first): the path steps through a
+    reference without naming it. Not a mapping (inside `allOf`'s list, say): an empty node."""
+    node: Any = root
+    for part in path:
+        node = _with_definition(root, node)[part] if isinstance(node, Mapping) else node[part]
+    return _with_definition(root, node) if isinstance(node, Mapping) else {}
+
+
+def _with_definition(root: Mapping[str, Any], node: Mapping[str, Any]) -> Mapping[str, Any]:
+    if "$ref" not in node:
+        return node
+    definition: Any = root
+    for part in node["$ref"].removeprefix("#/").split("/"):
+        definition = definition[part]
+    return {**_with_definition(root, definition), **node}
 
 
 def _parent_description(problem: Any) -> str | None:
