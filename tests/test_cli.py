@@ -104,6 +104,25 @@ def test_check_given_paths_still_uses_the_catalog(kb_root: Path) -> None:
     assert result.output == "All clear: checked 1 entry against 2 devices.\n"
 
 
+def test_an_error_in_a_folded_formula_is_reported_at_its_token(tmp_path: Path) -> None:
+    """The repository's crossover_batch is a `>-` formula over two lines: a typo on the second
+    line is reported there, in the text and in the GitHub annotation, not at the `>-`."""
+    root = copy_repository(tmp_path / "kb")
+    path = "entries/gemm/decode-weight-gemm.yaml"
+    lines = (root / path).read_text(encoding="utf-8").splitlines(keepends=True)
+    typo = lines.index("      / M)))\n")
+    assert lines[typo - 2] == "    formula: >-\n"
+    lines[typo] = "      / Mx)))\n"
+    (root / path).write_text("".join(lines), encoding="utf-8")
+
+    text = run("check", "--root", str(root), str(root / path))
+    github = run("check", "--root", str(root), "--format", "github", str(root / path))
+
+    assert text.exit_code == 1
+    assert text.output.startswith(f"{path}:{typo + 1}:9: KB411 unknown symbol `Mx`;")
+    assert f"::error file={path},line={typo + 1},col=9,title=KB411::" in github.output
+
+
 def test_a_missing_path_is_an_error(kb_root: Path) -> None:
     result = run("check", "--root", str(kb_root), str(kb_root / "entries" / "nope.yaml"))
     assert result.exit_code == 1

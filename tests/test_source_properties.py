@@ -1,7 +1,8 @@
 """Properties of the YAML loader, `bottleneck_kb.source.load`, on generated input.
 
 Whatever bytes arrive, `load` returns -- a Document with warnings, or None with located
-diagnostics -- and never raises. And data that PyYAML's `safe_dump` writes comes back equal.
+diagnostics -- and never raises. And data that PyYAML's `safe_dump` writes comes back equal,
+and each character of a block scalar is placed where it was written.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from bottleneck_kb.diagnostics import Diagnostic, Severity
-from bottleneck_kb.source import MAX_KEY_LENGTH, MAX_NUMBER_DIGITS, Document, load
+from bottleneck_kb.source import MAX_KEY_LENGTH, MAX_NUMBER_DIGITS, Document, Pointer, load
+from bottleneck_kb.source.positions import read_block_scalar
 
 DISPLAY = "entries/fixtures/generated.yaml"
 SETTINGS = settings(max_examples=200, deadline=None)
@@ -247,3 +249,103 @@ def test_the_longest_allowed_key_round_trips() -> None:
 
     assert document is not None, diagnostics
     assert document.data == data
+
+
+# --- where each character of a block scalar was written ---------------------------------------
+
+# Where a block scalar stands: the text before its indicator, the pointer to it, the 0-based
+# column of the block collection holding it (an indentation indicator counts from it), and a
+# sibling that may follow it in that collection.
+_BLOCK_PLACES = [
+    ("key: ", ("key",), 0, "next: 1"),
+    ("outer:\n  key: ", ("outer", "key"), 2, "  next: 1"),
+    ("items:\n  - ", ("items", 0), 2, "  - 1"),
+    ("items:\n- key: ", ("items", 0, "key"), 2, "  next: 1"),
+]
+_LINE_BREAKS = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@st.composite
+def block_scalars(draw: st.DrawFn) -> tuple[str, str, Pointer, int]:
+    """(text, the text before the indicator, pointer, parent column): a block scalar, literal or
+    folded, with or without chomping and an indentation indicator (in either order) and a
+    comment, over lines of content (some more indented, some starting with a tab, some only
+    spaces) and empty lines (indented or not), ending the file with or without a line break,
+    or followed by a sibling or a key of the top level."""
+    prefix, pointer, parent, sibling = draw(st.sampled_from(_BLOCK_PLACES))
+    increment = draw(st.sampled_from([0, 1, 2, 3]))
+    indent = parent + (increment or draw(st.integers(1, 3)))
+    header = [draw(st.sampled_from(["", "-", "+"])), str(increment) if increment else ""]
+    if draw(st.booleans()):
+        header.reverse()
+    lines = []
+    for _ in range(draw(st.integers(0, 6))):
+        if draw(st.booleans()):
+            lines.append(" " * draw(st.integers(0, indent)))  # empty
+        else:
+            words = draw(st.text(alphabet="ab :#\t", min_size=1, max_size=8))
+            lines.append(" " * (indent + draw(st.sampled_from([0, 0, 0, 1, 2]))) + words)
+    text = prefix + draw(st.sampled_from("|>")) + "".join(header)
+    text += draw(st.sampled_from(["", "  ", " # note"]))
+    for line in lines:
+        text += draw(_LINE_BREAKS) + line
+    following = draw(st.sampled_from([None, "", sibling, "after: 1"]))
+    if following is not None:
+        text += draw(_LINE_BREAKS) + following
+    return text, prefix, pointer, parent
+
+
+@settings(max_examples=500, deadline=None)
+@given(block_scalars())
+def test_each_character_of_a_block_scalar_is_placed_where_it_was_written(
+    case: tuple[str, str, Pointer, int],
+) -> None:
+    """The walk over the block scalar reads the value libyaml read, and every character of
+    it is placed on the character that wrote it, in order: a line break on the end of a line,
+    and a break that `>` folds into a space too (it is written there); any other character on
+    itself."""
+    text, prefix, pointer, parent = case
+    document, _ = load(text.encode("utf-8"), DISPLAY)
+    assume(document is not None)
+    assert document is not None
+    value: Any = document.data
+    for part in pointer:
+        value = value[part]
+    assert read_block_scalar(text, len(prefix), parent)[0] == value, text
+
+    lines = _LINE_BREAK.split(text)
+    places = [document.offset_at(pointer, offset) for offset in range(len(value))]
+    assert places == sorted(set(places)), text  # each from its own source character, in order
+    for char, (line, col) in zip(value, places, strict=True):
+        written = lines[line - 1]
+        if col == len(written) + 1:
+            assert char == "\n" or (char == " " and text[len(prefix)] == ">"), (text, line)
+        else:
+            assert written[col - 1] == char, (text, line, col)
+
+
+@pytest.mark.parametrize(
+    ("text", "pointer", "offset", "place"),
+    [
+        # A break that `>` folds into a space: at the end of the preceding line's content.
+        ("key: >-\n  a b\n  c\n", ("key",), 3, (2, 6)),
+        ("key: >-\n  a b\n  c\n", ("key",), 4, (3, 3)),
+        # An empty line between folded lines is the break: at that line.
+        ("key: >\n  a\n\n  b\n", ("key",), 1, (3, 1)),
+        # A literal line break, CRLF too: at the end of the line it ends.
+        ("key: |\r\n  a\r\n  b\r\n", ("key",), 3, (3, 4)),
+        # |1 counts from the indentation of the mapping holding it (2): the value is "  x".
+        ("outer:\n  key: |1-\n     x\n", ("outer", "key"), 0, (3, 4)),
+        ("outer:\n  key: |1-\n     x\n", ("outer", "key"), 2, (3, 6)),
+        # Kept final breaks are the empty lines'; past the end is after the last content.
+        ("key: |+\n  ab\n\n", ("key",), 3, (3, 1)),
+        ("key: |+\n  ab\n\n", ("key",), 4, (2, 5)),
+    ],
+)
+def test_a_block_scalar_character_is_placed_at_its_line_and_column(
+    text: str, pointer: Pointer, offset: int, place: tuple[int, int]
+) -> None:
+    document, diagnostics = load(text.encode("utf-8"), DISPLAY)
+
+    assert document is not None, diagnostics
+    assert document.offset_at(pointer, offset) == place

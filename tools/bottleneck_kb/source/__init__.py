@@ -15,7 +15,7 @@ One job per module:
     loader      the stages in order, and composing with libyaml
     build       node tree to data: depth, keys, duplicates, the inline fast path
     scalars     the scalar rules: null, booleans, numbers, YAML 1.1 portability
-    positions   Document, and lines and columns inside escaped and folded strings
+    positions   Document, and lines and columns inside escaped, folded and block strings
     problems    the codes, the limits, and how a stage stops
 """
 

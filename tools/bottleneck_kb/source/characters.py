@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ..diagnostics import CONTROL_CHARACTERS, error
-from .positions import content_column, line_col, source_position
+from .positions import content_column, flow_scalar_position, line_col
 from .problems import CONTROL_CHARACTER, ENCODING, MAX_FILE_BYTES, Stop, too_large
 
 # Characters libyaml accepts raw that change what a reader sees: NEL, line and paragraph
@@ -70,7 +70,7 @@ def refuse_control_characters(value: str, node: Any, text: str, display: str) ->
     file `text`, pointing at the escape that wrote it."""
     found = CONTROL_CHARACTERS.search(value)
     if found:
-        line, col = source_position(
+        line, col = flow_scalar_position(
             text, node.start_mark.line + 1, content_column(node), found.start()
         )
         raise Stop(

@@ -1,5 +1,6 @@
 """Where a part of a file was written: a Document maps a pointer into its data back to a line
-and column, and a character of an escaped or folded string back to where it stands in the file.
+and column, and a character of an escaped or folded string, or of a block scalar (`|`, `>`),
+back to where it stands in the file.
 
 Positions are looked up only when asked for: nearly every value of nearly every file is never
 reported, and recording them all would cost more than parsing.
@@ -19,6 +20,7 @@ Pointer = tuple[str | int, ...]
 
 BREAK = re.compile(r"\r\n|\r|\n")
 _QUOTES = ("'", '"')
+_BLOCK = ("|", ">")
 _ESCAPE_WIDTH = {"x": 4, "u": 6, "U": 10}
 
 
@@ -34,12 +36,12 @@ class Document:
 
     def value_at(self, pointer: Pointer) -> tuple[int, int]:
         """Line and column of the value at `pointer`, or of its nearest written ancestor."""
-        _, value = self._nodes(pointer)
+        _, _, value = self._nodes(pointer)
         return value.start_mark.line + 1, content_column(value)
 
     def key_at(self, pointer: Pointer) -> tuple[int, int]:
         """Line and column of the key that introduces `pointer` (the item, for list items)."""
-        key, _ = self._nodes(pointer)
+        _, key, _ = self._nodes(pointer)
         return key.start_mark.line + 1, key.start_mark.column + 1
 
     def error_at(
@@ -63,25 +65,35 @@ class Document:
     def offset_at(self, pointer: Pointer, offset: int) -> tuple[int, int]:
         """Line and column of the `offset`-th character of the string at `pointer`, counted in
         its value as read (after escapes and line folding), mapped back to the file."""
+        parent, _, value = self._nodes(pointer)
+        if type(value) is yaml.ScalarNode and value.style in _BLOCK:
+            # A block scalar's indentation indicator counts from the block collection that
+            # holds it (libyaml's indent), which starts at that collection's first key or dash.
+            parent_indent = -1 if parent is None else parent.start_mark.column
+            _, origins = read_block_scalar(self.text, value.start_mark.index, parent_indent)
+            return line_col(self.text, origins[min(offset, len(origins) - 1)])
         line, col = self.value_at(pointer)
-        return source_position(self.text, line, col, offset)
+        return flow_scalar_position(self.text, line, col, offset)
 
-    def _nodes(self, pointer: Pointer) -> tuple[Any, Any]:
-        """(key node, value node) at `pointer`, stopping at the deepest part that exists."""
+    def _nodes(self, pointer: Pointer) -> tuple[Any, Any, Any]:
+        """(collection holding it, key node, value node) at `pointer`, stopping at the deepest
+        part that exists; the collection is None at the root."""
+        parent: Any = None
         key = value = self.root
         for part in pointer:
             if type(value) is yaml.MappingNode:
                 found = next((pair for pair in value.value if pair[0].value == part), None)
                 if found is None:
                     break
-                key, value = found
+                parent, (key, value) = value, found
             elif type(value) is yaml.SequenceNode and isinstance(part, int):
                 if not 0 <= part < len(value.value):
                     break
-                key = value = value.value[part]
+                parent, key = value, value.value[part]
+                value = key
             else:
                 break
-        return key, value
+        return parent, key, value
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:
@@ -100,10 +112,10 @@ def content_column(node: Any) -> int:
     return column
 
 
-def source_position(text: str, line: int, col: int, offset: int) -> tuple[int, int]:
-    """Where the `offset`-th character of a flow scalar whose content starts at (line, col)
-    was written: escapes (double quotes), doubled quotes (single quotes) and folded line
-    breaks are undone. Block scalars (| and >) are placed at their start."""
+def flow_scalar_position(text: str, line: int, col: int, offset: int) -> tuple[int, int]:
+    """Where the `offset`-th character of a flow scalar (plain or quoted) whose content starts
+    at (line, col) was written: escapes (double quotes), doubled quotes (single quotes) and
+    folded line breaks are undone. Block scalars are read by `read_block_scalar`."""
     starts = [0]
     for match in BREAK.finditer(text):
         starts.append(match.end())
@@ -111,8 +123,6 @@ def source_position(text: str, line: int, col: int, offset: int) -> tuple[int, i
         return line, col
     start = starts[line - 1] + col - 1
     quote = text[start - 1] if start > 0 and text[start - 1] in _QUOTES else ""
-    if not quote and text[start : start + 1] in ("|", ">"):
-        return line, col
     index, produced, end = start, 0, len(text)
     while index < end and produced < offset:
         char = text[index]
@@ -144,6 +154,95 @@ def source_position(text: str, line: int, col: int, offset: int) -> tuple[int, i
             index += 1
         produced += 1
     return line_col(text, index)
+
+
+def read_block_scalar(text: str, start: int, parent_indent: int) -> tuple[str, list[int]]:
+    """The value of the block scalar whose indicator (`|` or `>`) is `text[start]`, read as
+    libyaml reads it, and where each of its characters came from: the index in `text` of the
+    character that produced it, then one more index for the end of the value, just after its
+    last content character (at the indicator if it has none). `parent_indent` is the 0-based
+    column of the block collection that holds the scalar (-1 at the top), which an explicit
+    indentation indicator counts from.
+
+    A line break of the value comes from the break in the file that made it; a break that
+    `>` folds into a space is placed at the end of the preceding line's content, where that
+    break is written (not at the start of the next line, which is indentation). Only text
+    that libyaml accepted is read: its line breaks are CRLF, CR or LF (the loader refuses NEL
+    and the Unicode separators), and no tab stands in an indentation."""
+    literal = text[start] == "|"
+    index = start + 1
+    chomping, increment = "", 0
+    # A chomping indicator and an indentation digit, in either order.
+    while index < len(text) and text[index] in "+-123456789":
+        if text[index] in "+-":
+            chomping = text[index]
+        else:
+            increment = int(text[index])
+        index += 1
+    header_end = BREAK.search(text, index)  # past white space and a comment
+    if header_end is None:
+        return "", [start]
+    value: list[str] = []
+    origins: list[int] = []
+    indent = max(parent_indent, 0) + increment if increment else 0
+    index, column, widest, empty_lines = _empty_lines(text, header_end.end(), indent)
+    if not indent:  # the widest leading indentation, at least one more than the parent's
+        indent = max(widest, parent_indent + 1, 1)
+    content_end = start
+    pending_break: int | None = None  # the break after the previous content line
+    previous_starts_blank = False
+    while column == indent and index < len(text):
+        # A line starting with white space (more indented, or a tab) keeps the breaks on
+        # either side of it, even in `>`.
+        starts_blank = text[index] in " \t"
+        if pending_break is not None:
+            if literal or previous_starts_blank or starts_blank:
+                value.append("\n")
+                origins.append(pending_break)
+            elif not empty_lines:  # empty lines between stand for the break; alone, a space
+                value.append(" ")
+                origins.append(pending_break)
+        for empty_line in empty_lines:
+            value.append("\n")
+            origins.append(empty_line)
+        previous_starts_blank = starts_blank
+        line_end = BREAK.search(text, index)
+        content_end = line_end.start() if line_end else len(text)
+        value.append(text[index:content_end])
+        origins.extend(range(index, content_end))
+        if line_end is None:
+            pending_break, empty_lines = None, []
+            break
+        pending_break = content_end
+        index, column, _, empty_lines = _empty_lines(text, line_end.end(), indent)
+    # Chomping: strip (-) keeps no final break, clip the last content line's, keep (+) all.
+    if chomping != "-" and pending_break is not None:
+        value.append("\n")
+        origins.append(pending_break)
+    if chomping == "+":
+        value.extend("\n" * len(empty_lines))
+        origins.extend(empty_lines)
+    origins.append(content_end)
+    return "".join(value), origins
+
+
+def _empty_lines(text: str, index: int, indent: int) -> tuple[int, int, int, list[int]]:
+    """From the start of a line, libyaml's walk over a block scalar's indentation and empty
+    lines: (index of the first character past them, its column, the widest indentation seen,
+    where each empty line's break stands). With `indent` 0 (not known yet) every leading
+    space is indentation; otherwise up to `indent` spaces are, and further ones are content."""
+    breaks: list[int] = []
+    widest = 0
+    while True:  # each turn goes past an empty line's break, or returns
+        line_start = index
+        limit = len(text) if not indent else min(len(text), line_start + indent)
+        while index < limit and text[index] == " ":
+            index += 1
+        widest = max(widest, index - line_start)
+        if index == len(text) or text[index] not in "\r\n":
+            return index, index - line_start, widest, breaks
+        breaks.append(index)
+        index = _after_break(text, index)
 
 
 def _after_break(text: str, index: int) -> int:
