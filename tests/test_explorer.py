@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from bottleneck_kb.cli import main
 from bottleneck_kb.evaluation import check_overrides, evaluate_entry, select_devices
+from bottleneck_kb.formula import power
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
 from bottleneck_kb.roofline import evaluate, parse_formulas
@@ -37,6 +38,7 @@ from bottleneck_kb.site.explorer import (
 
 from .browser import Browser
 from .conftest import REPOSITORY, copy_repository
+from .test_formula_js import POWERS
 
 SCREENSHOTS = REPOSITORY / "build" / "screenshots"
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
@@ -61,6 +63,24 @@ scales_with:
   - {name: batch, symbol: constructor, description: Rows., typical: 8, range: [1, 64]}
   - {name: weights, symbol: N, description: Weights., typical: 7.0e+9, range: [1.0e-200, 1.0e+200]}
   - {name: offset, symbol: X, description: Bytes., typical: 1.0e+9, range: [-1.0e+308, 1.0e+308]}
+""",
+)
+
+FLOORED = "flops/floored-root"
+# A floor of a square root at a value whose root is a hair under 511 (math.pow says 511.0):
+# the explorer has to compute it as the static table (the library) does, and say so.
+FLOORED_ENTRY = patched(
+    MINIMAL_ENTRY,
+    """
+id: flops/floored-root
+title: Square-tiled GEMM
+arithmetic_intensity:
+  summary: One tile side of floor(sqrt(x)) rows; the work grows a thousandfold past 510 rows.
+  flops: 2 * N * (1 + 1000 * (floor(x ** 0.5) - 510))
+scales_with:
+  - {name: tile_area, symbol: x, description: Elements., typical: 261120.99999999997,
+     range: [261000, 261200]}
+  - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
 """,
 )
 
@@ -95,16 +115,18 @@ def knowledge_base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     )
     (root / "entries" / f"{HOSTILE_FORMULA}.yaml").write_text(formula, "utf-8")
     (root / "entries" / f"{ODD}.yaml").write_text(ODD_ENTRY, "utf-8")
+    (root / "entries" / f"{FLOORED}.yaml").write_text(FLOORED_ENTRY, "utf-8")
     kb = KnowledgeBase.load(root)
     assert kb.diagnostics == []
     ids = {e.id for e in kb.entries}
-    assert {HOSTILE, HOSTILE_FORMULA, LM_HEAD, ODD} <= ids
+    assert {HOSTILE, HOSTILE_FORMULA, LM_HEAD, ODD, FLOORED} <= ids
     return kb
 
 
 def repository_entries(kb: KnowledgeBase) -> list[Entry]:
     return sorted(
-        (e for e in kb.entries if e.id not in (HOSTILE, HOSTILE_FORMULA, ODD)), key=lambda e: e.id
+        (e for e in kb.entries if e.id not in (HOSTILE, HOSTILE_FORMULA, ODD, FLOORED)),
+        key=lambda e: e.id,
     )
 
 
@@ -297,6 +319,32 @@ def test_odd_symbol_names_and_ranges_past_float_arithmetic(
     )
     assert drawn and not [value for value in drawn if "NaN" in value or "Infinity" in value]
     assert page.locator(".kb-x-notes li").count() == 0
+    assert browser.errors == []
+
+
+def test_a_floor_of_a_square_root_agrees_with_the_static_table(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    entry = knowledge_base.entry(FLOORED)
+    assert entry is not None
+    formulas, _ = parse_formulas(entry)
+    assert formulas is not None
+    devices, _ = select_devices(entry, formulas, knowledge_base.catalog.devices)
+    typical = {s.symbol: s.typical for s in entry.scales_with if s.typical is not None}
+    expected = {d.id: evaluate(entry, formulas, d, typical) for d in devices}
+    assert {r.verdict for r in expected.values()} == {"memory"}
+    assert {r.flops for r in expected.values()} == {2e9}
+    page = browser.open(entry_url(FLOORED))
+    assert_agrees(table(page), expected, "typical")
+    # The value used, not 261121 (where the floor is 511).
+    summary = page.locator(".kb-x-summary").inner_text()
+    assert summary == (
+        f"At N = 1000000000, x = 261120.99999999997, dense bf16 peak: memory-bound on "
+        f"{len(devices)} of {len(devices)}."
+    )
+    # The page's runtime computes the powers Python does, to the bit.
+    powers = page.evaluate("pairs => pairs.map(p => KBFormula.pow(p[0], p[1], 0))", POWERS)
+    assert [float(x) for x in powers] == [power(*pair) for pair in POWERS]
     assert browser.errors == []
 
 

@@ -305,6 +305,48 @@ def test_power_tower_overflows_in_float_quickly() -> None:
     assert info.value.offset == 1
 
 
+# --- powers: computed as the site's explorer computes them --------------------------------------
+
+# math.pow(261120.99999999997, 0.5) is 511.0, one ulp above the correctly rounded square root.
+TILE = 261120.99999999997
+
+
+def test_a_power_of_one_half_is_the_correctly_rounded_square_root() -> None:
+    assert run("k ** 0.5", k=TILE) == 510.99999999999994
+    # The floor of it, where the last ulp decides: 510, so the work is 2 * B, not 2002 * B.
+    assert run("2 * B * (1 + 1000 * (floor(k ** 0.5) - 510))", k=TILE, B=1e9) == 2e9
+    # The +0.0 of pow, not the -0.0 of sqrt(-0.0).
+    assert math.copysign(1, run("(-(k - k)) ** 0.5", k=2)) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # 41 ** 10 is 13422659310152401, halfway between two floats: binary powering
+        # (41 ** 8 * 41 ** 2) rounds down, glibc's pow up.
+        ("41 ** 10", 13422659310152400.0),
+        # (k * k) * k, rounded twice; pow gives the correctly rounded 1.7279999999999998.
+        ("k ** 3", 1.728),
+        ("10 ** -17", 1e-17),  # the reciprocal of the exact 1e17
+        ("(0 - 2) ** 3", -8.0),
+        ("(0 - 1) ** 1e300", 1.0),  # an exponent past 2 ** 53 is an integer too
+        ("10 ** -400", 0.0),  # 10 ** 400 overflows: its reciprocal is below every float
+        ("2 ** -1074", 0.0),  # ... even where pow would give the smallest subnormal
+        ("k ** 0", 1.0),
+    ],
+)
+def test_an_integer_power_is_binary_powering(text: str, expected: float) -> None:
+    assert run(text, k=1.2) == expected
+
+
+def test_an_integer_power_past_the_largest_float_is_too_large() -> None:
+    # 1e-200 ** 2 underflows to 0; the reciprocal of that is refused, not divided by zero.
+    error = evaluation_error_of("k ** -2", k=1e-200)
+    assert (error.message, error.offset) == ("result is too large", 2)
+    error = evaluation_error_of("(0 - k) ** 1e300", k=2)
+    assert (error.message, error.offset) == ("result is too large", 8)
+
+
 def test_missing_value() -> None:
     error = evaluation_error_of("k * d", k=1)
     assert error.message == "no value given for symbol `d`"

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import math
 import time
+from html import unescape
 
 import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sympy.physics.quantum.constants import hbar
+from sympy.printing.latex import greek_letters_set, other_symbols
 
 from bottleneck_kb.budget import power_problem, ratio_cost
 from bottleneck_kb.formula import FormulaError, evaluate, parse
@@ -426,3 +429,39 @@ def test_symbol_names_are_shown_as_written_where_sympy_would_dress_them_ambiguou
     assert "<msub><mi>a</mi><mi>1</mi></msub>" in mathml
     assert "<msub><mi>N</mi><mi>d</mi></msub>" in mathml
     assert "<msup>" not in mathml
+
+
+def test_a_symbol_sympy_would_typeset_as_a_constant_is_shown_as_written() -> None:
+    """A symbol `pi` of 64 typeset as π reads as 3.14159; `alpha` is no constant and is still
+    typeset as its letter."""
+    names = ("pi", "gamma", "phi", "Phi", "hbar", "alpha")
+    formula = parse("2 * pi * N", frozenset({"pi", "N"}))
+    rendered = render_intensity(formula, parse("2 * N", frozenset({"N"})))
+    assert (rendered.text, rendered.latex, rendered.mathml) == ("pi", "pi", "<mi>pi</mi>")
+    expr = to_sympy(parse(" + ".join(names), frozenset(names)))
+    assert to_latex(expr) == r"Phi + \alpha + gamma + hbar + phi + pi"
+    assert to_mathml(expr) == (
+        "<mrow><mi>Phi</mi><mo>+</mo><mi>&#945;</mi><mo>+</mo><mi>gamma</mi><mo>+</mo>"
+        "<mi>hbar</mi><mo>+</mo><mi>phi</mi><mo>+</mo><mi>pi</mi></mrow>"
+    )
+
+
+def test_the_names_shown_as_written_are_those_sympy_dresses_as_its_constants() -> None:
+    """Every name sympy's printers translate (Greek letters, Hebrew letters and the like),
+    dressed by sympy's own printers, against how they print sympy's constants."""
+    constants = [sympy.pi, sympy.E, sympy.I, sympy.oo, sympy.nan, sympy.zoo, sympy.EulerGamma]
+    constants += [sympy.GoldenRatio, sympy.Catalan, sympy.TribonacciConstant, hbar]
+    latex = {sympy.latex(c) for c in constants}
+    mathml = {unescape(sympy.mathml(c, printer="presentation")) for c in constants}
+    names = greek_letters_set | other_symbols
+    names |= {name.capitalize() for name in names}
+    lookalikes = {
+        name
+        for name in names
+        if sympy.latex(sympy.Symbol(name)) in latex
+        or unescape(sympy.mathml(sympy.Symbol(name), printer="presentation")) in mathml
+    }
+    assert lookalikes == {"Phi", "gamma", "hbar", "phi", "pi"}
+    for name in lookalikes:
+        assert to_latex(sympy.Symbol(name)) == name
+        assert to_mathml(sympy.Symbol(name)) == f"<mi>{name}</mi>"

@@ -48,6 +48,7 @@ __all__ = [
     "evaluate",
     "offset_of",
     "parse",
+    "power",
 ]
 
 MAX_LENGTH = 1000
@@ -162,14 +163,62 @@ FUNCTIONS: Mapping[str, Function] = MappingProxyType(
 
 _FUNCTION_NAMES = ", ".join(FUNCTIONS)
 
+
+def power(base: float, exponent: float) -> float:
+    """`base ** exponent` as the site's explorer computes it (`R.pow` in
+    site/assets/kb-formula.js), bit for bit wherever IEEE 754 allows: a page's static table
+    and its explorer must not flip a `floor` or a verdict over the last bit of a power, and
+    libm's pow (glibc's here, V8's or another engine's there) is not correctly rounded.
+
+    An integer exponent goes through `_integer_power`, the same multiplications in the same
+    order in both languages; an exponent of 0.5 through sqrt, correctly rounded in both. Any
+    other exponent goes to libm's pow, whose last bit may differ between engines.
+
+    Raises as math.pow does: ValueError for zero to a negative power and for a negative base
+    to a fractional power, OverflowError for a result too large for a float.
+    """
+    if base == 0 and exponent < 0:
+        raise ValueError("zero to a negative power")
+    if float(exponent).is_integer():  # an int is a float to the type checker, not to 3.11
+        return _integer_power(base, exponent)
+    if base < 0:
+        raise ValueError("negative base to a fractional power")
+    if exponent == 0.5:
+        # abs: pow(-0.0, 0.5) is +0.0, sqrt(-0.0) is -0.0.
+        return math.sqrt(abs(base))
+    return math.pow(base, exponent)
+
+
+def _integer_power(base: float, exponent: float) -> float:
+    """`base ** exponent` for an integral `exponent` by binary powering, one correctly rounded
+    multiplication per step (and one division for a negative exponent), so JavaScript gets the
+    same bits. Every product that is used lies between the base and the result in size, so
+    it overflows or underflows only where the result does; but for a negative exponent the
+    power taken the reciprocal of overflows where the result is below about 5.6e-309, a
+    subnormal float, so such a result is 0 (where pow would give the subnormal)."""
+    left = int(abs(exponent))
+    result, square = 1.0, base
+    while left:
+        if left & 1:
+            result *= square
+        left >>= 1
+        square *= square
+    if exponent < 0:
+        if result == 0:
+            # base ** -exponent underflowed, so its reciprocal is past the largest float.
+            raise OverflowError("integer power too large")
+        result = 1.0 / result
+    if math.isinf(result):
+        raise OverflowError("integer power too large")
+    return result
+
+
 _BINARY_OPERATORS: Mapping[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
-    # math.pow, unlike float.__pow__, raises instead of returning a complex number for a
-    # negative base with a fractional exponent.
-    ast.Pow: math.pow,
+    ast.Pow: power,
 }
 
 _UNARY_OPERATORS: Mapping[type[ast.unaryop], Callable[[float], float]] = {
@@ -550,8 +599,8 @@ def _binary(node: ast.BinOp, text: str, left: Program, right: Program) -> Progra
         except OverflowError:
             raise _failure("result is too large", text, node) from None
         except ValueError:
-            # Only math.pow raises ValueError here: 0 to a negative power, or a negative
-            # base with a fractional exponent (whose result would be complex).
+            # Only power raises ValueError here: 0 to a negative power, or a negative base
+            # with a fractional exponent (whose result would be complex).
             message = (
                 "division by zero (zero to a negative power)"
                 if a == 0

@@ -18,7 +18,7 @@ import ast
 import math
 from collections.abc import Callable, Mapping
 
-from .formula import FUNCTIONS, Bounds, Formula
+from .formula import FUNCTIONS, Bounds, Formula, power
 
 Box = Mapping[str, Bounds]
 
@@ -79,13 +79,18 @@ def _negate(a: Bounds) -> Bounds:
 
 
 def _pow(a: Bounds, b: Bounds) -> Bounds:
+    # The evaluator's own power, not libm's pow: for a fixed exponent it is monotone in the
+    # base (each of its steps is), so the ends give exactly the extremes the evaluator reaches.
+    # An exponent that varies over the box may be integral between the corners, where the
+    # evaluator multiplies instead of calling pow: within a few ulps of the corners' method,
+    # which could matter only at the ends of the float range.
     if a[0] > 0 or (a[0] == 0 and b[0] > 0):
         # Monotone in each argument on a non-negative base: the extremes are at the corners.
-        corners = [math.pow(x, y) for x in a for y in b]
+        corners = [power(x, y) for x in a for y in b]
         return _widen_nonnegative(min(corners), max(corners))
     if b[0] == b[1] and b[0] == int(b[0]) and b[0] >= 0:
         n = int(b[0])
-        ends = (math.pow(a[0], n), math.pow(a[1], n))
+        ends = (power(a[0], b[0]), power(a[1], b[0]))
         if n % 2 == 0:  # an even power is never negative
             low = 0.0 if a[0] <= 0 <= a[1] else min(ends)
             return _widen_nonnegative(low, max(ends))

@@ -286,9 +286,20 @@ def render_intensity(flops: Formula, bytes_: Formula) -> Rendered:
 #: symbol: every other name is shown as written.
 _DRESSED = re.compile(r"[A-Za-z]+(_[A-Za-z0-9]+|[A-Za-z]*)")
 
+#: Names sympy's printers would dress as they typeset one of sympy's constants (the symbolic
+#: tests find them from sympy's own tables): `pi` as π, `gamma` as Euler's constant, `phi`
+#: (LaTeX) and `Phi` (MathML) as the golden ratio, `hbar` (LaTeX) as Planck's constant.
+#: "intensity = π" on a page where pi = 64 reads as 3.14159, so these are shown as written;
+#: the other Greek names are still dressed as their letters (`alpha`).
+_CONSTANT_LOOKALIKES = frozenset({"Phi", "gamma", "hbar", "phi", "pi"})
+
 
 def _ambiguous(name: str) -> bool:
-    return _DRESSED.fullmatch(name) is None or (name[-1].isdigit() and "_" not in name)
+    return (
+        _DRESSED.fullmatch(name) is None
+        or (name[-1].isdigit() and "_" not in name)
+        or name in _CONSTANT_LOOKALIKES
+    )
 
 
 class _LatexPrinter(LatexPrinter):  # type: ignore[misc]  # sympy ships no types
@@ -299,10 +310,14 @@ class _LatexPrinter(LatexPrinter):  # type: ignore[misc]  # sympy ships no types
 
 
 class _MathMLPrinter(MathMLPresentationPrinter):  # type: ignore[misc]
-    def _split_super_sub(self, name: str) -> tuple[str, list[str], list[str]]:
-        if _ambiguous(name):
-            return name, [], []
-        return super()._split_super_sub(name)  # type: ignore[no-any-return]
+    def _print_Symbol(self, sym: sympy.Symbol, style: str = "plain") -> Any:
+        if not _ambiguous(sym.name):
+            return super()._print_Symbol(sym, style)
+        # Not by splitting the name as the LaTeX printer is: this printer translates a Greek
+        # name (`pi` to π) after the split.
+        written = self.dom.createElement("mi")
+        written.appendChild(self.dom.createTextNode(sym.name))
+        return written
 
 
 def to_latex(expr: sympy.Expr) -> str:

@@ -172,6 +172,10 @@
 
   function plain(x) { return String(Number(x.toPrecision(6))); }
 
+  /* A value the formulas are evaluated at: as plain() where that is the same number, else with
+     every digit it takes (261120.99999999997, not 261121, where a floor would differ). */
+  function used(x) { var shown = plain(x); return Number(shown) === x ? shown : String(x); }
+
   function ratio(x) { return String(Number(x.toPrecision(4))); }
 
   /* --- the URL fragment ------------------------------------------------------------------ */
@@ -352,7 +356,7 @@
     if (s.range === null) {
       return el("div", { "class": "kb-x-symbol" }, [
         el("span", { "class": "kb-x-name" }, [label]),
-        el("span", {}, [" fixed at " + (s.typical === null ? "no value" : plain(s.typical)) + " (no range)"])]);
+        el("span", {}, [" fixed at " + (s.typical === null ? "no value" : used(s.typical)) + " (no range)"])]);
     }
     var initial = has(this.state.values, s.symbol) ? this.state.values[s.symbol] : (s.typical !== null ? s.typical : s.range[0]);
     this.state.values[s.symbol] = initial;
@@ -498,7 +502,7 @@
       el("thead", {}, [el("tr", {}, header.map(function (h) { return el("th", {}, [h]); }))]), body]);
     this.table.textContent = "";
     this.table.appendChild(table);
-    var shown = Object.keys(evaluation.values).sort().map(function (k) { return k + " = " + plain(evaluation.values[k]); });
+    var shown = Object.keys(evaluation.values).sort().map(function (k) { return k + " = " + used(evaluation.values[k]); });
     var good = evaluation.results.filter(function (r) { return r.verdict; });
     var verdicts = {};
     good.forEach(function (r) { verdicts[r.verdict] = (verdicts[r.verdict] || 0) + 1; });

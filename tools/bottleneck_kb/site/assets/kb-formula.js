@@ -37,6 +37,20 @@
     return stripZeros(x.toFixed(5 - exponent));
   }
 
+  /* formula._integer_power, step for step: binary powering, the same correctly rounded
+     multiplications in the same order, so the bits equal Python's. `left` is a float (an
+     exponent may be past 2 ** 53), so it is halved by arithmetic, not by 32-bit shifts. A
+     reciprocal of 0 or a square past the largest float gives an infinity, refused by pow. */
+  function integerPower(base, exponent) {
+    var left = Math.abs(exponent), result = 1, square = base;
+    while (left > 0) {
+      if (left % 2 === 1) result *= square;
+      left = Math.floor(left / 2);
+      square *= square;
+    }
+    return exponent < 0 ? 1 / result : result;
+  }
+
   var R = {
     FormulaError: FormulaError,
     g: g,
@@ -54,13 +68,14 @@
       return finite(a / b, offset);
     },
     pow: function (a, b, offset) {
-      // math.pow: ValueError for 0 to a negative power and a negative base to a fractional
-      // power, OverflowError when the result does not fit.
+      // formula.power: the same refusals, and the same bits except for an exponent neither
+      // integral nor 0.5, where Math.pow and libm's pow may differ in the last one.
       if (a === 0 && b < 0) fail("division by zero (zero to a negative power)", offset);
       if (a < 0 && !Number.isInteger(b)) {
         fail("negative number to a fractional power is not a real number", offset);
       }
-      var result = Math.pow(a, b);
+      // Math.abs: Math.pow(-0, 0.5) is +0, Math.sqrt(-0) is -0.
+      var result = Number.isInteger(b) ? integerPower(a, b) : b === 0.5 ? Math.sqrt(Math.abs(a)) : Math.pow(a, b);
       if (!isFinite(result)) fail("result is too large", offset);
       return result;
     },
