@@ -295,11 +295,29 @@ def test_a_device_missing_from_another_catalog_is_said_missing_from_that_catalog
     (own / MINIMAL).write_text(NAMES_MY_GPU, encoding="utf-8")
     (own / "hardware").mkdir()
     (own / "hardware" / "my-gpu.yaml").write_text(patched(MINIMAL_DEVICE, "id: my-gpu"), "utf-8")
+    catalog = f"{(base / 'hardware').absolute()}/"
     code, output = run("--root", str(own), "--catalog", str(base))
     assert code == 1
-    assert output.splitlines()[0] == (
-        f"{MY_GPU}: KB204 no device 'my-gpu' in {(base / 'hardware').absolute()}/"
+    assert f"{MY_GPU}: KB204 no device 'my-gpu' in {catalog}" in output.splitlines()
+    # The knowledge base's own device file is not read, and said not to be, in a full run
+    # and when it is given.
+    unread = (
+        f"hardware/my-gpu.yaml:1:1: KB019 is not read: the devices come from the catalog {catalog}"
     )
+    assert unread in output.splitlines()
+    code, output = run("--root", str(own), "--catalog", str(base), str(own / "hardware"))
+    assert (code, output.splitlines()[0]) == (1, unread)
+
+
+def test_a_device_file_left_out_of_the_catalog_is_said_when_entries_are_given(
+    base: Path,
+) -> None:
+    """Its errors were filtered away, and the entries 'checked against 16 devices' passed."""
+    edit(base / H100, "  value: 3.35 TB/s", "  value: 3.35 TBps")
+
+    result = check(base, [base / MINIMAL])
+
+    assert {(d.path, d.code) for d in result.diagnostics} == {(H100, "KB301")}
 
 
 def test_an_empty_catalog_is_said_to_have_no_devices(tmp_path: Path) -> None:

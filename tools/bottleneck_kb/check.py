@@ -9,17 +9,19 @@ internal-error diagnostic for that file, and the other files' results still stan
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import schemas
-from .diagnostics import Diagnostic, Severity, sorted_diagnostics
+from .diagnostics import Diagnostic, Severity, error, sorted_diagnostics
 from .kb import (
     ALIASES,
     ENTRIES,
     HARDWARE,
+    NOT_READ,
     RELATED,
     SUFFIX,
     Catalog,
@@ -220,6 +222,15 @@ def _check(
     else:
         coverage, problems = covering(root, paths, removed, catalog_root or root)
         diagnostics += problems
+    if catalog_root is not None and os.path.realpath(catalog_root) != os.path.realpath(root):
+        unread = _not_in_the_catalog(root, paths, read.folder)
+        diagnostics += unread
+        if coverage.shown is not None:
+            coverage.shown.update(d.path for d in unread)
+    if coverage.shown is not None:
+        # A device file that fails is left out of the catalog: said, or the entries would seem
+        # checked against it.
+        coverage.shown.update(catalog.broken.values())
     checks = EntryChecks.of(catalog, select, published)
     results = _check_files(root, checks, coverage.entries, jobs)
     files = list(coverage.entries)
@@ -288,6 +299,28 @@ def check_read(kb: KnowledgeBase) -> CheckResult:
         ids = entry_ids(files, kb.root)
         diagnostics += _knowledge_base_findings(summaries, catalog.devices, ids, None)
         return CheckResult(sorted_diagnostics(diagnostics), len(files), len(catalog.devices))
+
+
+def _not_in_the_catalog(
+    root: Path, paths: Sequence[Path] | None, catalog_folder: str
+) -> list[Diagnostic]:
+    """The knowledge base's own device files (all, or those in `paths`) when its devices come
+    from another catalog: they are not read, and are said not to be."""
+    files = discover(root, HARDWARE)
+    if paths is not None:  # a file given, or a folder that holds it
+        given = [p.absolute() for p in paths]
+        files = [f for f in files if any(f.absolute().is_relative_to(g) for g in given)]
+    return [
+        error(
+            NOT_READ,
+            display_path(path, root),
+            1,
+            1,
+            f"is not read: the devices come from the catalog {catalog_folder}",
+            "add the device to that catalog, or check without --catalog",
+        )
+        for path in files
+    ]
 
 
 def without_failing(catalog: Catalog, found_on_devices: Sequence[Diagnostic]) -> Catalog:

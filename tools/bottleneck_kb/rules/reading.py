@@ -283,7 +283,8 @@ emitted(
     ## What it checks
     Every file under `entries/` or `hardware/` whose name ends in `.yaml`, `.yml` or `.json`
     (in any case) is read, or reported: one ending otherwise than `.yaml`, a hidden file, a
-    file in a hidden folder, a file in a subfolder of `hardware/`.
+    file in a hidden folder, a file in a subfolder of `hardware/`, and every file of
+    `hardware/` when `kb check --catalog` takes the devices from another knowledge base.
     ## Why it matters
     A file kb does not read is never checked: a contributor's entry saved as `.yml` would
     pass CI without a single rule run on it.
