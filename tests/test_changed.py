@@ -3,6 +3,7 @@ run reports on the given files and on every entry that depends on them."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from bottleneck_kb.check import check
 from bottleneck_kb.cli import main
@@ -278,6 +279,25 @@ def test_catalog_from_another_folder(base: Path, tmp_path: Path) -> None:
     code, output = run("--root", str(own))  # no catalog: every named device is unknown
     assert code == 1
     assert "KB204 no device 'nvidia-h100-sxm' in hardware/" in output
+
+
+def test_eval_and_hardware_take_the_devices_of_another_catalog(base: Path, tmp_path: Path) -> None:
+    """A knowledge base checked against another's catalog is evaluated against it too."""
+    own = tmp_path / "own"
+    shutil.copytree(base / "entries", own / "entries")
+    devices = sorted(p.stem for p in (base / "hardware").glob("*.yaml"))
+
+    def kb(*args: str) -> Result:
+        return CliRunner().invoke(main, [*args, "--root", str(own)], env={"GITHUB_ACTIONS": ""})
+
+    evaluated = kb("eval", "fixtures/minimal", "--format", "json", "--catalog", str(base))
+    listed = kb("hardware", "--format", "json", "--catalog", str(base / "hardware"))
+    alone = kb("eval", "fixtures/minimal", "--format", "json")
+
+    assert evaluated.exit_code == 0, evaluated.output
+    assert sorted(r["device"] for r in json.loads(evaluated.stdout)["results"]) == devices
+    assert sorted(d["id"] for d in json.loads(listed.stdout)) == devices
+    assert json.loads(alone.stdout)["results"] == []
 
 
 #: The minimal entry with a check on a device no catalog of these tests holds.

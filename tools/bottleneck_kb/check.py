@@ -208,9 +208,7 @@ def _check(
     catalog_root: Path | None,
     removed: Sequence[Path],
 ) -> CheckResult:
-    read = Catalog.load(root if catalog_root is None else catalog_root)
-    if catalog_root is not None:
-        read = replace(read, folder=f"{(catalog_root / HARDWARE).absolute()}/")
+    read = Catalog.load(root, catalog_root)
     published = schemas.published(root)
     found_on_devices = _device_findings(read, select, published)
     diagnostics = [*read.diagnostics, *found_on_devices]

@@ -65,6 +65,29 @@ def _root_option(function: click.decorators.FC) -> click.decorators.FC:
     )(function)
 
 
+def _catalog_option(function: click.decorators.FC) -> click.decorators.FC:
+    return click.option(
+        "--catalog",
+        type=click.Path(file_okay=False, exists=True, path_type=Path),
+        default=None,
+        callback=_catalog_root,
+        help="Use the devices of another knowledge base (a folder holding hardware/, or that "
+        "hardware/ folder itself) [default: the root's hardware/].",
+    )(function)
+
+
+def _catalog_root(_: click.Context, param: click.Parameter, catalog: Path | None) -> Path | None:
+    """The knowledge base whose hardware/ --catalog names."""
+    from . import kb
+
+    folder = kb.HARDWARE
+    if catalog is not None and catalog.name == folder and not (catalog / folder).is_dir():
+        catalog = catalog.parent
+    if catalog is not None and not (catalog / folder).is_dir():
+        raise click.BadParameter(f"{catalog} has no {folder}/", param=param)
+    return catalog
+
+
 class _Formats(click.Choice):  # type: ignore[type-arg]
     """The formats the reporter registry holds for one kind of result, read when first asked
     for (parsing or help), so that `kb --help` does not import the reporters."""
@@ -193,13 +216,7 @@ def main() -> None:
     help="Check the entry and device files changed since the git ref REF (from its merge "
     "base with HEAD, uncommitted changes included), as PATHS.",
 )
-@click.option(
-    "--catalog",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=None,
-    help="Check against the devices of another knowledge base (a folder holding hardware/, "
-    "or that hardware/ folder itself) [default: the root's hardware/].",
-)
+@_catalog_option
 @_root_option
 def check(
     paths: tuple[Path, ...],
@@ -220,7 +237,7 @@ def check(
     """
     from .check import check as run_check
     from .diagnostics import INTERNAL
-    from .kb import HARDWARE, ChangedFilesError, changed_paths
+    from .kb import ChangedFilesError, changed_paths
     from .report import render
 
     # Codes are printed in upper case; `kb406` typed from memory means the same rule.
@@ -241,10 +258,6 @@ def check(
         except ChangedFilesError as exc:
             raise click.BadParameter(str(exc), param_hint="--changed-since") from None
         selected = [*paths, *changed]
-    if catalog is not None and catalog.name == HARDWARE and not (catalog / HARDWARE).is_dir():
-        catalog = catalog.parent
-    if catalog is not None and not (catalog / HARDWARE).is_dir():
-        raise click.BadParameter(f"{catalog} has no {HARDWARE}/", param_hint="--catalog")
     result = run_check(base, selected, jobs, frozenset(select) or None, catalog, removed)
     click.echo(render(CHECK, output_format, result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):
@@ -297,6 +310,7 @@ def _parse_assignments(values: tuple[str, ...]) -> dict[str, float]:
     help="Apply each device's typical achieved fraction of peak, where the catalog has one.",
 )
 @_format_option(EVALUATION, "table")
+@_catalog_option
 @_root_option
 def eval_command(
     entry_id: str,
@@ -305,6 +319,7 @@ def eval_command(
     basis: str,
     derated: bool,
     output_format: str,
+    catalog: Path | None,
     root: Path | None,
 ) -> None:
     """Evaluate ENTRY_ID (e.g. flops/speculative-draft) on devices of the catalog.
@@ -321,7 +336,7 @@ def eval_command(
 
     overrides = _parse_assignments(assignments)
     base = _root(root)
-    kb = KnowledgeBase.load(base, [entry_file(base, entry_id)])
+    kb = KnowledgeBase.load(base, [entry_file(base, entry_id)], catalog)
     entry = kb.entry(entry_id)
     if entry is None:
         for d in kb.diagnostics:
@@ -350,18 +365,19 @@ def eval_command(
 
 @main.command()
 @_format_option(HARDWARE, "table")
+@_catalog_option
 @_root_option
-def hardware(output_format: str, root: Path | None) -> None:
+def hardware(output_format: str, catalog: Path | None, root: Path | None) -> None:
     """List the devices of the catalog with their ridge point per dtype."""
     from .kb import Catalog
     from .report import render
     from .results import HardwareListing
 
-    catalog = Catalog.load(_root(root))
-    listing = HardwareListing(list(catalog.devices.values()))
+    read = Catalog.load(catalog or _root(root), catalog)
+    listing = HardwareListing(list(read.devices.values()))
     click.echo(render(HARDWARE, output_format, listing), nl=False)
-    if catalog.diagnostics:
-        click.echo(f"{len(catalog.diagnostics)} problem(s) in hardware/; run kb check", err=True)
+    if read.diagnostics:
+        click.echo(f"{len(read.diagnostics)} problem(s) in {read.folder}; run kb check", err=True)
         sys.exit(1)
 
 

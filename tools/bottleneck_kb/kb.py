@@ -6,7 +6,7 @@ import os
 import subprocess
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -197,7 +197,12 @@ class Catalog:
     folder: str = f"{HARDWARE}/"
 
     @classmethod
-    def load(cls, root: Path) -> Catalog:
+    def load(cls, root: Path, elsewhere: Path | None = None) -> Catalog:
+        """The devices of root's hardware/, or of another knowledge base's at `elsewhere`
+        (kb check --catalog), which messages name by its whole path."""
+        if elsewhere is not None:
+            catalog = cls.load(elsewhere)
+            return replace(catalog, folder=f"{(elsewhere / HARDWARE).absolute()}/")
         catalog = cls()
         read: list[Device] = []
         for path in discover(root, HARDWARE, catalog.diagnostics):
@@ -246,8 +251,12 @@ class KnowledgeBase:
     diagnostics: list[Diagnostic]
 
     @classmethod
-    def load(cls, root: Path, paths: Sequence[Path] | None = None) -> KnowledgeBase:
-        catalog = Catalog.load(root)
+    def load(
+        cls, root: Path, paths: Sequence[Path] | None = None, catalog_root: Path | None = None
+    ) -> KnowledgeBase:
+        """The entries of root (all, or those of `paths`), and the devices of its catalog or
+        of the one at `catalog_root`."""
+        catalog = Catalog.load(root, catalog_root)
         entries: list[Entry] = []
         diagnostics = list(catalog.diagnostics)
         for path in entry_paths(root, paths, diagnostics):
