@@ -24,7 +24,10 @@ def known_namespace(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ad-hoc namespace scatters them and is usually a typo in the folder name.
     ## How to fix
     Move the file to a documented namespace, or add the new namespace to `$defs/namespace`
-    of the entry schema, with a description, in the same pull request.
+    of the entry schema kb ships (`tools/bottleneck_kb/schemas/entry.schema.json`, and its
+    published copy `schema/entry.schema.json`, which a test keeps equal), with a
+    description, in the same pull request. A knowledge base kept elsewhere uses kb's
+    namespaces: a new one is a pull request to kb.
     ## Fails
     ```yaml
     # file: entries/gem/minimal.yaml
@@ -44,5 +47,6 @@ def known_namespace(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             ("id",),
             f"'{namespace}' is not a namespace",
             suggest(namespace, allowed, "namespaces")
-            + "; a new one is added to $defs/namespace of the entry schema, with a description",
+            + "; a new one is added, with a description, to $defs/namespace of the entry schema"
+            " kb ships (tools/bottleneck_kb/schemas/, copied to schema/)",
         )
