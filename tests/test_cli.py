@@ -279,6 +279,32 @@ def test_eval_of_an_entry_kb_check_refuses_shows_the_numbers_and_exits_1(
     )
 
 
+def test_the_bound_by_hint_names_the_check_that_would_mend_it(kb_root: Path) -> None:
+    """At B = 270 the intensity is 270 FLOP/B: past the MI300X's bf16 ridge (247), short of
+    the H100's (295). Followed literally, the hint passes; where the claim holds nowhere, it
+    offers no check, which cannot excuse that."""
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    between = MINIMAL_ENTRY.replace("typical: 8\n", "typical: 270\n")
+    entry.write_text(between.replace("bound_by: memory", "bound_by: compute"), "utf-8")
+    hint = run("check", "--root", str(kb_root)).output.splitlines()[1]
+    assert hint == (
+        "    hint: fix the formulas or typical values, change bound_by, or add a check at the "
+        "typical values (no set) on nvidia-h100-sxm expecting {bound_by: memory}"
+    )
+    check_ = (
+        "  - {claim: Memory-bound here., devices: [nvidia-h100-sxm], expect: {bound_by: memory}}"
+    )
+    followed = between.replace("bound_by: memory", "bound_by: compute") + f"checks:\n{check_}\n"
+    entry.write_text(followed, "utf-8")
+    assert run("check", "--root", str(kb_root)).exit_code == 0
+
+    entry.write_text(MINIMAL_ENTRY.replace("bound_by: memory", "bound_by: compute"), "utf-8")
+    assert run("check", "--root", str(kb_root)).output.splitlines()[1] == (
+        "    hint: fix the formulas or typical values, or change bound_by (it is memory on 2 of "
+        "2 devices): a check cannot excuse a claim that holds on no device"
+    )
+
+
 def test_hardware_lists_ridge_points(repository: Path) -> None:
     result = run("hardware", "--root", str(repository))
     assert result.exit_code == 0

@@ -171,7 +171,7 @@ def test_an_existing_file_is_never_overwritten(repository: Path) -> None:
 
 @pytest.mark.parametrize(
     ("linked", "args"),
-    [("entries/outside", ["outside/x"]), ("hardware", ["--hardware", "x-device"])],
+    [("entries/speculative", ["speculative/x"]), ("hardware", ["--hardware", "x-device"])],
 )
 def test_nothing_is_written_through_a_linked_folder(
     repository: Path, tmp_path: Path, linked: str, args: list[str]
@@ -215,6 +215,19 @@ def test_an_unknown_class_gets_a_did_you_mean(repository: Path) -> None:
         f"    hint: did you mean 'decode_gemm'? allowed values: {allowed}\n"
     )
     assert not (repository / "entries" / "flops" / "x.yaml").exists()
+
+
+def test_an_unknown_namespace_gets_a_did_you_mean(repository: Path) -> None:
+    """As kb check would (KB211) once the file was written."""
+    result = run("new", "attn/x", "--root", str(repository))
+
+    allowed = ", ".join(schemas.vocabulary(schemas.ENTRY, "namespace"))
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: 'attn' is not a namespace\n"
+        f"    hint: did you mean 'attention'? allowed namespaces: {allowed}\n"
+    )
+    assert not (repository / "entries" / "attn").exists()
 
 
 def test_class_is_not_an_option_for_devices(repository: Path) -> None:

@@ -61,6 +61,9 @@ def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> P
             f"'{identifier}' is not a valid {kind} id",
             schemas.schema(kind)["properties"]["id"].get("description"),
         )
+    unknown = schemas.unknown_namespace(identifier) if kind == schemas.ENTRY else None
+    if unknown is not None:
+        raise ScaffoldError(*unknown)
     for key, value in given.items():
         allowed = choices(kind, key)
         if value not in allowed:

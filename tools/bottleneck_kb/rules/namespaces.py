@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
 from ..model import Entry
-from ..schemas import ENTRY, suggest, vocabulary
+from ..schemas import unknown_namespace
 from . import Context, Scope, rule
 
 UNKNOWN_NAMESPACE = "KB211"
@@ -39,14 +39,13 @@ def known_namespace(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     id: gemm/minimal
     ```
     """
-    namespace = entry.id.partition("/")[0]
-    allowed = vocabulary(ENTRY, "namespace")
-    if namespace not in allowed:
+    unknown = unknown_namespace(entry.id)
+    if unknown is not None:
+        message, close = unknown
         yield entry.source.error_at(
             UNKNOWN_NAMESPACE,
             ("id",),
-            f"'{namespace}' is not a namespace",
-            suggest(namespace, allowed, "namespaces")
-            + "; a new one is added, with a description, to $defs/namespace of the entry schema"
-            " kb ships (tools/bottleneck_kb/schemas/, copied to schema/)",
+            message,
+            f"{close}; a new one is added, with a description, to $defs/namespace of the entry"
+            " schema kb ships (tools/bottleneck_kb/schemas/, copied to schema/)",
         )

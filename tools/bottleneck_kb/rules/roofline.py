@@ -196,13 +196,28 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         for r in wrong[:SHOWN_DEVICES]
     )
     more = f" (and {len(wrong) - SHOWN_DEVICES} more)" if len(wrong) > SHOWN_DEVICES else ""
+    if holds:  # the check that would say so, device by device
+        excuse = "; ".join(
+            f"on {', '.join(r.device for r in group)} expecting {{bound_by: {verdict}}}"
+            for verdict, group in by_verdict.items()
+        )
+        hint = (
+            "fix the formulas or typical values, change bound_by, or add a check at the "
+            f"typical values (no set) {excuse}"
+        )
+    else:
+        most = max(by_verdict, key=lambda verdict: len(by_verdict[verdict]))
+        hint = (
+            f"fix the formulas or typical values, or change bound_by (it is {most} on "
+            f"{len(by_verdict[most])} of {len(results)} devices): a check cannot excuse a "
+            "claim that holds on no device"
+        )
     yield entry.source.error_at(
         BOUND_BY,
         ("bound_by",),
         f"bound_by is {entry.bound_by}, but at {at} it is {found} ({shown}{more})"
         + (f"; it holds on {', '.join(holds)}" if holds else ""),
-        "fix the formulas or typical values, change bound_by, or add a check at the typical "
-        "values on those devices expecting what is found there",
+        hint,
     )
 
 

@@ -367,6 +367,16 @@ def is_id(kind: str, text: str) -> bool:
     )
 
 
+def unknown_namespace(entry_id: str) -> tuple[str, str] | None:
+    """(message, did-you-mean) when the namespace of `entry_id` is not one the entry schema
+    documents, else None."""
+    namespace = entry_id.partition("/")[0]
+    allowed = vocabulary(ENTRY, "namespace")
+    if namespace in allowed:
+        return None
+    return f"'{namespace}' is not a namespace", suggest(namespace, allowed, "namespaces")
+
+
 @cache
 def vocabulary(kind: str, definition: str) -> tuple[str, ...]:
     """The values `$defs/<definition>` of `kind`'s schema allows (namespaces, device figures)."""
