@@ -465,3 +465,12 @@ def test_the_names_shown_as_written_are_those_sympy_dresses_as_its_constants() -
     for name in lookalikes:
         assert to_latex(sympy.Symbol(name)) == name
         assert to_mathml(sympy.Symbol(name)) == f"<mi>{name}</mi>"
+
+
+def test_a_name_sympy_would_draw_as_an_operation_on_another_is_shown_as_written() -> None:
+    """`Nabs` as |N| or `Nbold` as a bold N reads as a quantity made of the symbol N; a
+    decoration a name asks for (`xbar`, `kprime`) is still drawn."""
+    names = ("N", "Nabs", "NNorm", "Navg", "Nbold", "Ncal", "xbar", "kprime")
+    expr = to_sympy(parse(" + ".join(names), frozenset(names)))
+
+    assert to_latex(expr) == r"N + NNorm + Nabs + Navg + Nbold + Ncal + {k}' + \bar{x}"

@@ -294,11 +294,18 @@ _DRESSED = re.compile(r"[A-Za-z]+(_[A-Za-z0-9]+|[A-Za-z]*)")
 _CONSTANT_LOOKALIKES = frozenset({"Phi", "gamma", "hbar", "phi", "pi"})
 
 
+#: Endings the LaTeX printer reads as an operation or a typeface on the rest of the name (any
+#: case): `Nabs` as |N| and `Nbold` as a bold N read as another quantity made of the symbol N.
+#: Decorations a name usually asks for (`xbar`, `khat`, `kprime`) are still drawn.
+_OPERATION_ENDINGS = ("abs", "mag", "norm", "avg", "bold", "bm", "cal", "scr", "frak")
+
+
 def _ambiguous(name: str) -> bool:
     return (
         _DRESSED.fullmatch(name) is None
         or (name[-1].isdigit() and "_" not in name)
         or name in _CONSTANT_LOOKALIKES
+        or (name.lower().endswith(_OPERATION_ENDINGS) and name.lower() not in _OPERATION_ENDINGS)
     )
 
 
