@@ -3,9 +3,14 @@ entry's own proof, and one that sets a value outside them is proven (and refused
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bottleneck_kb import domain, intervals
+from bottleneck_kb.formula import parse, power
 from bottleneck_kb.model import Entry, build_entry
 from bottleneck_kb.roofline import parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
@@ -72,3 +77,26 @@ def test_a_setting_outside_the_ranges_is_proven_on_its_own(proofs: list[interval
     assert found.failure.message == (
         "FLOPs must be >= 0 and bytes > 0; got 2 GFLOP, -500 MB at B=1, N=1e+09, s=0.25"
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.floats(1e-3, 1e3, allow_nan=False),
+    st.floats(0, 1e-12),
+    st.integers(-64, 64),
+    st.integers(1, 4),
+)
+def test_power_bounds_hold_where_the_evaluator_multiplies_between_corners(
+    base: float, spread: float, exponent: int, ulps: int
+) -> None:
+    """The corners of an exponent range around an integer call pow; at the integer itself the
+    evaluator multiplies, with an error growing with the exponent: the bounds still hold it."""
+    low, high = float(exponent), float(exponent)
+    for _ in range(ulps):
+        low, high = math.nextafter(low, -math.inf), math.nextafter(high, math.inf)
+    box = {"x": (base, base * (1 + spread)), "n": (low, high)}
+    found = intervals.bounds(parse("x ** n", frozenset(box)), box)
+    if found is None:
+        return  # refused as unproven: no claim to check
+    for x in box["x"]:
+        assert found[0] <= power(x, exponent) <= found[1]

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bottleneck_kb import formula
 from bottleneck_kb.formula import FUNCTIONS, FormulaError, evaluate, parse
 from bottleneck_kb.site.formula_js import compile_formula, js_literal
 
@@ -195,6 +196,13 @@ def test_powers_are_the_same_bits(node: Node, base: float, exponent: float) -> N
 @given(st.floats(-1e3, 1e3, allow_nan=False), st.integers(-64, 64))
 def test_integer_powers_are_the_same_bits(node: Node, base: float, exponent: int) -> None:
     assert_same_power(base, float(exponent), node)
+
+
+def test_the_explorer_multiplies_up_to_the_same_exponent() -> None:
+    script = (Path(formula.__file__).parent / "site" / "assets" / "kb-formula.js").read_text(
+        "utf-8"
+    )
+    assert f"var BINARY_POWERING_LIMIT = {formula.BINARY_POWERING_LIMIT};" in script
 
 
 def test_refusals_carry_the_python_message(node: Node) -> None:

@@ -27,6 +27,7 @@ import difflib
 import math
 import operator
 import re
+import sys
 import warnings
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -164,24 +165,35 @@ FUNCTIONS: Mapping[str, Function] = MappingProxyType(
 _FUNCTION_NAMES = ", ".join(FUNCTIONS)
 
 
+#: Integer exponents up to this size are worked out by `_integer_power`, in Python and in the
+#: explorer alike (`BINARY_POWERING_LIMIT` in kb-formula.js); larger ones by pow, whose error
+#: does not grow with the exponent as repeated squaring's does.
+BINARY_POWERING_LIMIT = 64
+#: A bound on `_integer_power`'s relative error up to that limit: each squaring doubles the
+#: error it is given and adds a rounding, so x ** n is within about n roundings of the truth.
+POWERING_ERROR = 2 * BINARY_POWERING_LIMIT * sys.float_info.epsilon
+
+
 def power(base: float, exponent: float) -> float:
     """`base ** exponent` as the site's explorer computes it (`R.pow` in
     site/assets/kb-formula.js), bit for bit wherever IEEE 754 allows: a page's static table
     and its explorer must not flip a `floor` or a verdict over the last bit of a power, and
     libm's pow (glibc's here, V8's or another engine's there) is not correctly rounded.
 
-    An integer exponent goes through `_integer_power`, the same multiplications in the same
-    order in both languages; an exponent of 0.5 through sqrt, correctly rounded in both. Any
-    other exponent goes to libm's pow, whose last bit may differ between engines.
+    An integer exponent up to BINARY_POWERING_LIMIT goes through `_integer_power`, the same
+    multiplications in the same order in both languages; an exponent of 0.5 through sqrt,
+    correctly rounded in both. Any other exponent goes to libm's pow, whose last bit may
+    differ between engines.
 
     Raises as math.pow does: ValueError for zero to a negative power and for a negative base
     to a fractional power, OverflowError for a result too large for a float.
     """
     if base == 0 and exponent < 0:
         raise ValueError("zero to a negative power")
-    if float(exponent).is_integer():  # an int is a float to the type checker, not to 3.11
+    integral = float(exponent).is_integer()  # an int is a float to mypy, not to Python 3.11
+    if integral and abs(exponent) <= BINARY_POWERING_LIMIT:
         return _integer_power(base, exponent)
-    if base < 0:
+    if base < 0 and not integral:
         raise ValueError("negative base to a fractional power")
     if exponent == 0.5:
         # abs: pow(-0.0, 0.5) is +0.0, sqrt(-0.0) is -0.0.

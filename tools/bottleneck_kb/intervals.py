@@ -18,7 +18,7 @@ import ast
 import math
 from collections.abc import Callable, Mapping
 
-from .formula import FUNCTIONS, Bounds, Formula, power
+from .formula import BINARY_POWERING_LIMIT, FUNCTIONS, POWERING_ERROR, Bounds, Formula, power
 
 Box = Mapping[str, Bounds]
 
@@ -81,13 +81,15 @@ def _negate(a: Bounds) -> Bounds:
 def _pow(a: Bounds, b: Bounds) -> Bounds:
     # The evaluator's own power, not libm's pow: for a fixed exponent it is monotone in the
     # base (each of its steps is), so the ends give exactly the extremes the evaluator reaches.
-    # An exponent that varies over the box may be integral between the corners, where the
-    # evaluator multiplies instead of calling pow: within a few ulps of the corners' method,
-    # which could matter only at the ends of the float range.
     if a[0] > 0 or (a[0] == 0 and b[0] > 0):
         # Monotone in each argument on a non-negative base: the extremes are at the corners.
         corners = [power(x, y) for x in a for y in b]
-        return _widen_nonnegative(min(corners), max(corners))
+        low, high = min(corners), max(corners)
+        if b[0] < b[1] and _multiplies_somewhere(b):
+            # Between the corners the evaluator may multiply where they call pow, or the other
+            # way: each within POWERING_ERROR of the true power, which is monotone.
+            low, high = low * (1 - 2 * POWERING_ERROR), high * (1 + 2 * POWERING_ERROR)
+        return _widen_nonnegative(low, high)
     if b[0] == b[1] and b[0] == int(b[0]) and b[0] >= 0:
         n = int(b[0])
         ends = (power(a[0], b[0]), power(a[1], b[0]))
@@ -96,6 +98,13 @@ def _pow(a: Bounds, b: Bounds) -> Bounds:
             return _widen_nonnegative(low, max(ends))
         return _widen(min(ends), max(ends))
     raise _Unproven  # a negative base to a fractional or negative power
+
+
+def _multiplies_somewhere(exponents: Bounds) -> bool:
+    """Whether an integer the evaluator raises to by multiplying lies in `exponents`."""
+    low = max(exponents[0], -BINARY_POWERING_LIMIT)
+    high = min(exponents[1], BINARY_POWERING_LIMIT)
+    return low <= high and math.ceil(low) <= math.floor(high)
 
 
 _BINARY: Mapping[type[ast.operator], Callable[[Bounds, Bounds], Bounds]] = {

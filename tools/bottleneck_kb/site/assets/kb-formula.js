@@ -41,6 +41,9 @@
      multiplications in the same order, so the bits equal Python's. `left` is a float (an
      exponent may be past 2 ** 53), so it is halved by arithmetic, not by 32-bit shifts. A
      reciprocal of 0 or a square past the largest float gives an infinity, refused by pow. */
+  /* formula.BINARY_POWERING_LIMIT: larger integer exponents go to Math.pow, as to pow. */
+  var BINARY_POWERING_LIMIT = 64;
+
   function integerPower(base, exponent) {
     var left = Math.abs(exponent), result = 1, square = base;
     while (left > 0) {
@@ -75,7 +78,8 @@
         fail("negative number to a fractional power is not a real number", offset);
       }
       // Math.abs: Math.pow(-0, 0.5) is +0, Math.sqrt(-0) is -0.
-      var result = Number.isInteger(b) ? integerPower(a, b) : b === 0.5 ? Math.sqrt(Math.abs(a)) : Math.pow(a, b);
+      var multiplied = Number.isInteger(b) && Math.abs(b) <= BINARY_POWERING_LIMIT;
+      var result = multiplied ? integerPower(a, b) : b === 0.5 ? Math.sqrt(Math.abs(a)) : Math.pow(a, b);
       if (!isFinite(result)) fail("result is too large", offset);
       return result;
     },
