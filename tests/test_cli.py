@@ -458,6 +458,22 @@ def test_eval_of_an_entry_past_the_symbolic_budget_says_where(kb_root: Path) -> 
     )
 
 
+def test_eval_says_a_symbolic_refusal_at_the_formula_that_has_it(kb_root: Path) -> None:
+    """It was always said at the FLOPs, wherever the power stood."""
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    text = entry.read_text("utf-8").replace("bytes: 2 * N", "bytes: 2 * N * 1.0625 ** 5000")
+    entry.write_text(text, "utf-8")
+    line = text.splitlines().index("  bytes: 2 * N * 1.0625 ** 5000") + 1
+
+    result = run("eval", "fixtures/minimal", "--root", str(kb_root))
+
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        f"Error: entries/fixtures/minimal.yaml:{line}:25: constant power is too large to "
+        "compute exactly (about 25000 bits)"
+    )
+
+
 def test_a_datasheet_tflops_is_told_why_it_is_refused_and_what_to_write(kb_root: Path) -> None:
     mi300x = kb_root / "hardware" / "amd-instinct-mi300x.yaml"
     mi300x.write_text(mi300x.read_text("utf-8").replace("1307.4 TFLOP/s", "1307.4 TFLOPS"), "utf-8")

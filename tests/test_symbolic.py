@@ -474,3 +474,29 @@ def test_a_name_sympy_would_draw_as_an_operation_on_another_is_shown_as_written(
     expr = to_sympy(parse(" + ".join(names), frozenset(names)))
 
     assert to_latex(expr) == r"N + NNorm + Nabs + Navg + Nbold + Ncal + {k}' + \bar{x}"
+
+
+@pytest.mark.parametrize(
+    ("flops", "refusal"),
+    [
+        # Undefined at the old probes (B below 6); sympy makes the exponent 40, 100, 1000.
+        ("2 * B * (a + b + c + d) ** (sqrt(B - 6) * 0 + 40)", None),
+        ("2 * B * a ** (sqrt(B - 6) * 0 + 100)", "exponent 100 is too large"),
+        ("2 * B * 1.0625 ** (sqrt(B - 6) * 0 + 1000)", "constant power is too large"),
+        # Defined only where B is between 6 and 7: no telling whether it is a number.
+        ("2 * B * a ** (sqrt((B - 6) * (7 - B)) * 0 + 40)", "defined at too few positive"),
+    ],
+)
+def test_an_exponent_whose_symbols_cancel_is_found_wherever_it_is_defined(
+    flops: str, refusal: str | None
+) -> None:
+    """kb check passed these in 0.3 s; kb eval took 33 s, or refused what kb check passed."""
+    names = frozenset({"B", "a", "b", "c", "d"})
+    formula = parse(flops, names)
+    found = power_problem(formula)
+
+    if refusal is None:  # past the degree budget, as the exponent written out is
+        assert found is None
+        assert ratio_cost(formula, parse("a", names)).degree == 42
+    else:
+        assert found is not None and refusal in found.message

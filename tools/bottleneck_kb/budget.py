@@ -68,7 +68,7 @@ def _exponent(node: ast.AST) -> float | None:
         # Symbols that cancel (`a - a + 64`) leave sympy the number: probed, as it would be.
         found = _constant(node, "") or _probed(node)
         value = None if found is None else float(found.value)
-    except (_Refused, OverflowError):
+    except (_Refused, _Undecided, OverflowError):
         return _CAP
     if value is None or not math.isfinite(value):
         return None if value is None else _CAP
@@ -194,8 +194,12 @@ def _constant(node: ast.AST, text: str) -> _Constant | None:
     if isinstance(node, ast.BinOp):
         left, right = _constant(node.left, text), _constant(node.right, text)
         if isinstance(node.op, ast.Pow):
-            exponent = right if right is not None else _probed(node.right)
-            if left is None and exponent is not None and _probed(node.left) is not None:
+            exponent = right if right is not None else _probed_at(node.right, text, node)
+            if (
+                left is None
+                and exponent is not None
+                and _probed_at(node.left, text, node) is not None
+            ):
                 # Symbols that cancel (`B - B + 1 + 10 ** -300`) leave sympy an exact number,
                 # of at most the bits of the numbers written in it.
                 _refuse_past(abs(float(exponent.value)) * _written_bits(node.left), text, node)
@@ -221,12 +225,19 @@ def _written_bits(node: ast.AST) -> int:
 
 #: Values the symbols of an exponent take in turn: the same result at each means sympy
 #: may cancel the symbols (`B - B + 100` is 100), as it does before it checks the power.
-_PROBES = (1.37, 2.91, 5.23)
+#: Small to large, so that a part defined only past some value (`sqrt(B - 6) * 0 + 40`,
+#: which sympy makes 40) is met where it is defined.
+_PROBES = (0.37, 1.37, 2.91, 5.23, 11.3, 97.1, 1013.7, 1.7e5, 3.1e8, 7.3e12)
+
+
+class _Undecided(Exception):
+    """A part with symbols is defined at too few probes to tell whether they cancel."""
 
 
 def _probed(node: ast.AST) -> _Constant | None:
-    """An exponent with symbols that gives one value wherever they are (positive, as sympy
-    takes them), as a number sympy may hold; None if it varies or cannot be evaluated."""
+    """A part with symbols that gives one value wherever they are (positive, as sympy takes
+    them), as a number sympy may hold; None if it varies. Raises _Undecided when it can be
+    evaluated at fewer than two probes: it might be a number to sympy, of any size."""
     names = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - set(FUNCTIONS))
     if not names:
         return None
@@ -234,16 +245,37 @@ def _probed(node: ast.AST) -> _Constant | None:
     part = ast.unparse(node)
     try:
         program = parse(part, frozenset(names))
-        # To nine digits: what sympy cancels exactly, floats may miss by a rounding.
-        found = {
-            float(f"{evaluate(program, {n: probe + i / 7 for i, n in enumerate(names)}):.9g}")
-            for probe in _PROBES
-        }
     except FormulaError:
         return None
-    if len(found) != 1:
-        return None
+    found: set[float] = set()
+    evaluated = 0
+    for probe in _PROBES:
+        try:
+            value = evaluate(program, {n: probe + i / 7 for i, n in enumerate(names)})
+        except FormulaError:
+            continue  # outside its domain there
+        evaluated += 1
+        found.add(float(f"{value:.9g}"))  # to nine digits: floats may miss by a rounding
+        if len(found) > 1:
+            return None
+    if evaluated < 2:
+        raise _Undecided
     return _Constant(found.pop(), maybe_symbolic=True)
+
+
+def _probed_at(node: ast.AST, text: str, power: ast.BinOp) -> _Constant | None:
+    """`_probed`, refusing the power where it cannot tell."""
+    try:
+        return _probed(node)
+    except _Undecided:
+        raise _Refused(
+            SymbolicProblem(
+                "a part of this power is defined at too few positive values to tell whether "
+                "its symbols cancel, which would leave sympy a number of any size",
+                offset_of(text, power),
+                "write it so that it is defined for every positive value of its symbols",
+            )
+        ) from None
 
 
 def _called(name: str, arguments: list[_Constant]) -> _Constant | None:

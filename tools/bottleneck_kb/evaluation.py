@@ -229,12 +229,20 @@ def evaluate_entry(
     ]
     rendered = None
     if symbolic:
-        from .symbolic import render_intensity
+        from .symbolic import render_intensity, to_sympy
 
         try:
             rendered = render_intensity(formulas.flops, formulas.bytes)
         except FormulaError as exc:  # what the symbolic side refuses, kb check refused first
-            raise EvaluationError(exc.message, entry.intensity.flops) from None
+            # Said at the formula that has it: the one its conversion refuses alone.
+            where, offset = entry.intensity.flops, 0
+            for side, written in ((formulas.bytes, entry.intensity.bytes), (formulas.flops, where)):
+                try:
+                    to_sympy(side)
+                except FormulaError as alone:
+                    where, offset = written, alone.offset
+                    break
+            raise EvaluationError(exc.message, where, offset) from None
     values = assignment(entry, overrides)  # said even where no device could be evaluated
     return EntryEvaluation(
         entry, formulas, values, results, skipped, by_device, rendered, effects, outcomes
