@@ -28,11 +28,12 @@ from bottleneck_kb.diagnostics import located_line
 from bottleneck_kb.evaluation import evaluate_entry, select_devices
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.report.evaluation import evaluation_data
-from bottleneck_kb.roofline import parse_formulas
+from bottleneck_kb.roofline import EvaluationError, parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
-from bottleneck_kb.site import export
+from bottleneck_kb.site import export, model_view
 from bottleneck_kb.site.model_view import ViewCache, compute_view
+from bottleneck_kb.site.pages import Options, build_site
 
 from .browser import Browser
 from .conftest import FIXTURES, REPOSITORY
@@ -429,6 +430,28 @@ def test_the_build_warns_of_what_kb_check_finds_and_strict_fails(
 
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warned == [f"bottleneck_kb: kb check: {located_line(d)}" for d in found]
+
+
+def test_an_entry_kb_check_passes_that_its_page_cannot_evaluate_fails_a_strict_build(
+    kb_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Such an entry is a bug of kb (kb check must refuse what the site cannot show): the page
+    said "Not evaluated" and `mkdocs build --strict` passed. Here the bug is planted."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise EvaluationError("planted")
+
+    monkeypatch.setattr(model_view, "evaluate_entry", refuse)
+    found = build_site(kb_root, Options()).diagnostics
+
+    assert [(d.code, d.path, d.severity.value, d.message) for d in found] == [
+        (
+            "KB000",
+            "entries/fixtures/minimal.yaml",
+            "error",
+            "kb check passes this entry, but its page could not evaluate it: planted",
+        )
+    ]
 
 
 def test_adding_an_entry_file_adds_its_page_rows_dots_and_record(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..check import check_read
-from ..diagnostics import Diagnostic
+from ..diagnostics import INTERNAL, Diagnostic, Severity, error
 from ..kb import KnowledgeBase
 from ..model import PEAK_FLOPS, Device, Entry, dtype_traits, field_shapes, parameter_dimension
 from ..schemas import ENTRY, HARDWARE, documented, schema
@@ -115,6 +115,19 @@ def build_site(root: Path, options: Options) -> Site:
     links = Links(options.directory_urls)
     # A page made from an entry kb check fails would show a wrong claim, or be missing.
     site = Site(diagnostics=check_read(kb).diagnostics)
+    failing = {d.path for d in site.diagnostics if d.severity is Severity.ERROR}
+    site.diagnostics += [
+        error(
+            INTERNAL,
+            entry.path,
+            1,
+            1,
+            f"kb check passes this entry, but its page could not evaluate it: {view.error}",
+            "this is a bug in kb; please report it with the file",
+        )
+        for entry in entries
+        if (view := views[entry.id]).error is not None and entry.path not in failing
+    ]
     entries_by_id = {e.id: e for e in entries}
     linking = export.related_from(entries)
     for entry in entries:
