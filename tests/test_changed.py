@@ -300,6 +300,35 @@ def test_eval_and_hardware_take_the_devices_of_another_catalog(base: Path, tmp_p
     assert json.loads(alone.stdout)["results"] == []
 
 
+def test_another_catalogs_files_are_named_by_their_whole_path(base: Path, tmp_path: Path) -> None:
+    """Named as hardware/x.yaml, an error of the other catalog's file was annotated on this
+    repository's file of that name, and the hints sent the reader there."""
+    own = tmp_path / "own"
+    shutil.copytree(base / "entries", own / "entries")
+    (base / "hardware" / "broken.yaml").write_text("id: broken\nname: [unclosed\n", "utf-8")
+    edit(base / H100, "id: nvidia-h100-sxm", "id: nvidia-h100-sxm-x")
+    catalog = (base / "hardware").absolute()
+
+    code, output = run("--root", str(own), "--catalog", str(base))
+    evaluated = CliRunner().invoke(
+        main,
+        ["eval", "fixtures/minimal", "--root", str(own), "--catalog", str(base), "--on", "broken"],
+    )
+
+    assert code == 1
+    lines = output.splitlines()
+    assert (
+        f"{catalog}/broken.yaml:3:1: KB001 YAML syntax error: did not find expected ',' or ']'"
+        in lines
+    )
+    assert any(line.startswith(f"{catalog}/nvidia-h100-sxm.yaml:2:5: KB203 ") for line in lines)
+    assert (
+        f"    hint: set id: nvidia-h100-sxm, or rename the file to {catalog}/nvidia-h100-sxm-x.yaml"
+        in lines
+    )
+    assert evaluated.output.endswith(f"    hint: run kb check --root {base.absolute()}\n")
+
+
 #: The minimal entry with a check on a device no catalog of these tests holds.
 NAMES_MY_GPU = MINIMAL_ENTRY + (
     "checks:\n  - claim: Memory-bound.\n    devices: [my-gpu]\n    expect: {bound_by: memory}\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from .errors import BadRequest, KBError
@@ -119,9 +120,12 @@ def select_devices(
     broken = broken or {}
     for name in on:
         if name in broken:
+            where = PurePosixPath(broken[name])
+            # Another catalog's file is named by its whole path: it is checked in its own root.
+            check = f"--root {where.parent.parent}" if where.is_absolute() else str(where)
             raise BadRequest(
-                f"device '{name}' is defined in {broken[name]}, which has errors",
-                f"run kb check {broken[name]}",
+                f"device '{name}' is defined in {where}, which has errors",
+                f"run kb check {check}",
             )
         if name not in catalog:
             raise BadRequest(f"no device '{name}'", suggest(name, sorted(catalog), "devices"))

@@ -6,7 +6,7 @@ import os
 import subprocess
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -40,12 +40,23 @@ def display_path(path: Path, root: Path) -> str:
     return path.as_posix()
 
 
-def discover(root: Path, folder: str, diagnostics: list[Diagnostic] | None = None) -> list[Path]:
+def discover(
+    root: Path,
+    folder: str,
+    diagnostics: list[Diagnostic] | None = None,
+    shown_from: Path | None = None,
+) -> list[Path]:
     """Every file of root/folder that is read as an entry (or, in hardware/, as a device), in
     a stable order. Whatever else there looks as if it were meant as one (another ending, a
-    hidden name, a linked folder, a subfolder of hardware/) goes to `diagnostics`, located."""
+    hidden name, a linked folder, a subfolder of hardware/) goes to `diagnostics`, located,
+    its path shown from `shown_from` (default: root; another catalog's files are shown from
+    the knowledge base that reads them)."""
     return _walk(
-        root, Path(root, folder), folder == HARDWARE, [] if diagnostics is None else diagnostics
+        root,
+        Path(root, folder),
+        folder == HARDWARE,
+        [] if diagnostics is None else diagnostics,
+        shown_from or root,
     )
 
 
@@ -59,11 +70,14 @@ def _inside(path: Path, root: Path) -> bool:
     return Path(where).is_relative_to(os.path.realpath(root))
 
 
-def _walk(root: Path, base: Path, devices: bool, diagnostics: list[Diagnostic]) -> list[Path]:
+def _walk(
+    root: Path, base: Path, devices: bool, diagnostics: list[Diagnostic], shown_from: Path
+) -> list[Path]:
     if not base.is_dir():
         return []
     if not Path(os.path.realpath(base)).is_relative_to(os.path.realpath(root)):
-        diagnostics.append(_refused(base, root, "is a link to a folder outside the repository"))
+        refused = _refused(base, shown_from, "is a link to a folder outside the repository")
+        diagnostics.append(refused)
         return []
     found: list[Path] = []
     # os.walk never follows a link into a folder; a linked folder is said, not skipped.
@@ -71,7 +85,9 @@ def _walk(root: Path, base: Path, devices: bool, diagnostics: list[Diagnostic]) 
         here = Path(current)
         hidden = any(part.startswith(".") for part in here.relative_to(base).parts)
         linked = [name for name in folders if os.path.islink(os.path.join(current, name))]
-        diagnostics += [_refused(here / name, root, "is a link to a folder") for name in linked]
+        diagnostics += [
+            _refused(here / name, shown_from, "is a link to a folder") for name in linked
+        ]
         folders[:] = [name for name in folders if name not in linked]
         # A folder named *.yaml is listed, to be refused as "a directory" when read.
         found += [here / name for name in folders if name.endswith(SUFFIX) and not hidden]
@@ -131,9 +147,12 @@ def _refused(
     return error(NOT_A_FILE, display_path(path, root), 1, 1, message, hint)
 
 
-def read_document(path: Path, root: Path, kind: str) -> tuple[Document | None, list[Diagnostic]]:
-    """Read, parse and validate one file against the schema of `kind`."""
-    display = display_path(path, root)
+def read_document(
+    path: Path, root: Path, kind: str, shown_from: Path | None = None
+) -> tuple[Document | None, list[Diagnostic]]:
+    """Read, parse and validate one file of the repository at `root` against the schema of
+    `kind`, its path shown from `shown_from` (default: root)."""
+    display = display_path(path, shown_from or root)
     raw, problems = read_file(path, display, root)
     if raw is None:
         return None, problems
@@ -153,8 +172,10 @@ def read_entry(path: Path, root: Path) -> tuple[Entry | None, list[Diagnostic]]:
     return build_entry(document), problems
 
 
-def read_device(path: Path, root: Path) -> tuple[Device | None, list[Diagnostic]]:
-    document, problems = read_document(path, root, schemas.HARDWARE)
+def read_device(
+    path: Path, root: Path, shown_from: Path | None = None
+) -> tuple[Device | None, list[Diagnostic]]:
+    document, problems = read_document(path, root, schemas.HARDWARE, shown_from)
     if document is None:
         return None, problems
     device, invalid = build_device(document)
@@ -162,7 +183,10 @@ def read_device(path: Path, root: Path) -> tuple[Device | None, list[Diagnostic]
 
 
 def guarded(
-    read: Callable[[Path, Path], tuple[T | None, list[Diagnostic]]], path: Path, root: Path
+    read: Callable[[Path, Path], tuple[T | None, list[Diagnostic]]],
+    path: Path,
+    root: Path,
+    shown_from: Path | None = None,
 ) -> tuple[T | None, list[Diagnostic]]:
     """`read(path, root)`, with a failure kb did not foresee turned into an internal-error
     diagnostic on that file, so that one file's surprise never hides the other files' results."""
@@ -172,7 +196,7 @@ def guarded(
         return None, [
             error(
                 INTERNAL,
-                display_path(path, root),
+                display_path(path, shown_from or root),
                 1,
                 1,
                 f"internal error while checking this file: {type(exc).__name__}: {exc}",
@@ -200,13 +224,15 @@ class Catalog:
     def load(cls, root: Path, elsewhere: Path | None = None) -> Catalog:
         """The devices of root's hardware/, or of another knowledge base's at `elsewhere`
         (kb check --catalog), which messages name by its whole path."""
-        if elsewhere is not None:
-            catalog = cls.load(elsewhere)
-            return replace(catalog, folder=f"{(elsewhere / HARDWARE).absolute()}/")
-        catalog = cls()
+        # Another catalog's files are named by their whole path, in every message: they are
+        # not the files of this knowledge base's hardware/ that have their names.
+        catalog_root = root if elsewhere is None else elsewhere.absolute()
+        catalog = cls(folder=f"{catalog_root / HARDWARE}/" if elsewhere else f"{HARDWARE}/")
         read: list[Device] = []
-        for path in discover(root, HARDWARE, catalog.diagnostics):
-            device, problems = guarded(read_device, path, root)
+        for path in discover(catalog_root, HARDWARE, catalog.diagnostics, root):
+            device, problems = guarded(
+                lambda p, r: read_device(p, r, root), path, catalog_root, root
+            )
             catalog.diagnostics.extend(problems)
             if device is not None:
                 read.append(device)
@@ -316,7 +342,7 @@ def named_files(
             if str(real) == top:  # the whole repository
                 chosen += every()
             else:
-                chosen += _walk(root, path, real.is_relative_to(hardware), diagnostics)
+                chosen += _walk(root, path, real.is_relative_to(hardware), diagnostics, root)
         elif path.exists() or path.is_symlink():
             chosen.append(path)
         else:

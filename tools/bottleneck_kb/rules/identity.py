@@ -108,13 +108,16 @@ def device_id_matches_file(device: Device, context: Context) -> Iterable[Diagnos
     id: fixture-device
     ```
     """
-    expected = _expected(device.path, "hardware")
+    # A device file is read from a hardware/ folder itself (this knowledge base's, or another
+    # catalog's, named by its whole path): its id is its file's name.
+    folder, _, name = device.path.rpartition("/")
+    expected = name.removesuffix(".yaml")
     if expected != device.id:
         yield device.source.error_at(
             DEVICE_ID,
             ("id",),
             f"device id '{device.id}' does not match the file name (expected '{expected}')",
-            f"set id: {expected}, or rename the file to hardware/{device.id}.yaml",
+            f"set id: {expected}, or rename the file to {folder}/{device.id}.yaml",
         )
 
 
