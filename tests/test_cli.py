@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bottleneck_kb import rules
+from bottleneck_kb.check import check as check_of
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic, Severity
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
@@ -256,6 +257,32 @@ def test_eval_says_which_devices_have_broken_files(tmp_path: Path) -> None:
         "Error: device 'nvidia-h100-sxm' is defined in hardware/nvidia-h100-sxm.yaml, which has "
         "errors\n    hint: run kb check hardware/nvidia-h100-sxm.yaml\n",
     )
+
+
+def test_a_device_failing_its_own_rules_is_left_out_of_eval_and_hardware(tmp_path: Path) -> None:
+    """As kb check leaves it out: it was evaluated and listed without a word."""
+    root = copy_repository(tmp_path / "kb")
+    h100 = root / "hardware" / "nvidia-h100-sxm.yaml"
+    text = h100.read_text("utf-8").replace(
+        "memory_capacity: {value: 80 GB, source: hpctech-h100}",
+        "memory_capacity: {value: 80 GB, source: nowhere}",
+    )
+    h100.write_text(text, "utf-8")
+    assert "KB310" in {d.code for d in check_of(root).diagnostics}
+
+    listed = run("eval", "flops/speculative-draft", "--root", str(root))
+    named = run("eval", "flops/speculative-draft", "--root", str(root), "--on", "nvidia-h100-sxm")
+    devices = run("hardware", "--root", str(root))
+
+    assert "nvidia-h100-sxm: skipped, hardware/nvidia-h100-sxm.yaml has errors\n" in listed.stdout
+    assert (named.exit_code, named.output.splitlines()[0]) == (
+        2,
+        "Error: device 'nvidia-h100-sxm' is defined in hardware/nvidia-h100-sxm.yaml, which has "
+        "errors",
+    )
+    assert devices.exit_code == 1
+    assert "nvidia-h100-sxm" not in devices.stdout
+    assert devices.stderr == "1 problem(s) in hardware/, 1 device(s) left out; run kb check\n"
 
 
 def test_eval_of_an_entry_kb_check_refuses_shows_the_numbers_and_exits_1(

@@ -210,9 +210,8 @@ def _check(
 ) -> CheckResult:
     read = Catalog.load(root, catalog_root)
     published = schemas.published(root)
-    found_on_devices = _device_findings(read, select, published)
+    catalog, found_on_devices = checked_catalog(read, published, select)
     diagnostics = [*read.diagnostics, *found_on_devices]
-    catalog = without_failing(read, found_on_devices)
     devices = catalog.devices
 
     if paths is None:
@@ -281,9 +280,8 @@ def check_read(kb: KnowledgeBase) -> CheckResult:
     reading found, then every rule, without reading a file again."""
     with _collector_paused():
         published = schemas.published(kb.root)
-        found_on_devices = _device_findings(kb.catalog, None, published)
+        catalog, found_on_devices = checked_catalog(kb.catalog, published)
         diagnostics = [*kb.diagnostics, *found_on_devices]
-        catalog = without_failing(kb.catalog, found_on_devices)
         checks = EntryChecks.of(catalog, None, published)
         read = {kb.root / entry.path: entry for entry in kb.entries}
 
@@ -319,6 +317,15 @@ def _not_in_the_catalog(
         )
         for path in files
     ]
+
+
+def checked_catalog(
+    catalog: Catalog, published: frozenset[str], select: Selection = None
+) -> tuple[Catalog, list[Diagnostic]]:
+    """The devices entries are judged and evaluated on (every command's, and the site's): those
+    whose files read and pass their own rules; and what those rules found."""
+    found = _device_findings(catalog, select, published)
+    return without_failing(catalog, found), found
 
 
 def without_failing(catalog: Catalog, found_on_devices: Sequence[Diagnostic]) -> Catalog:

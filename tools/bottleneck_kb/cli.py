@@ -327,12 +327,13 @@ def eval_command(
     Exit status: 0 evaluated, 1 an entry kb check refuses (its numbers are still shown where
     they can be worked out, with the errors), 2 a bad request.
     """
-    from .check import check_read
+    from .check import check_read, checked_catalog
     from .diagnostics import Severity, located_line
     from .evaluation import evaluate_entry
     from .kb import KnowledgeBase, entry_file
     from .report import render
     from .roofline import Basis
+    from .schemas import published
 
     overrides = _parse_assignments(assignments)
     base = _root(root)
@@ -343,8 +344,9 @@ def eval_command(
             click.echo(located_line(d), err=True)
         raise click.ClickException(f"cannot evaluate '{entry_id}': run kb check")
     figures = Basis(measured=basis == "measured", derated=derated)
+    usable, _ = checked_catalog(kb.catalog, published(base))
     evaluation = evaluate_entry(
-        entry, kb.catalog.devices, devices, overrides, basis=figures, broken=kb.catalog.broken
+        entry, usable.devices, devices, overrides, basis=figures, broken=usable.broken
     )
     click.echo(render(EVALUATION, output_format, evaluation), nl=False)
     # What kb check says of this entry, from what was read: the numbers above state what the
@@ -369,15 +371,22 @@ def eval_command(
 @_root_option
 def hardware(output_format: str, catalog: Path | None, root: Path | None) -> None:
     """List the devices of the catalog with their ridge point per dtype."""
+    from .check import checked_catalog
     from .kb import Catalog
     from .report import render
     from .results import HardwareListing
+    from .schemas import published
 
-    read = Catalog.load(catalog or _root(root), catalog)
-    listing = HardwareListing(list(read.devices.values()))
+    base = catalog or _root(root)
+    read = Catalog.load(base, catalog)
+    # As kb check and kb eval have it: a device whose file fails its own rules is left out.
+    usable, found = checked_catalog(read, published(base))
+    listing = HardwareListing(list(usable.devices.values()))
     click.echo(render(HARDWARE, output_format, listing), nl=False)
-    if read.diagnostics:
-        click.echo(f"{len(read.diagnostics)} problem(s) in {read.folder}; run kb check", err=True)
+    problems = len(read.diagnostics) + len(found)
+    if problems:
+        left_out = f", {len(usable.broken)} device(s) left out" if usable.broken else ""
+        click.echo(f"{problems} problem(s) in {read.folder}{left_out}; run kb check", err=True)
         sys.exit(1)
 
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..check import check_read
+from ..check import check_read, checked_catalog
 from ..diagnostics import INTERNAL, Diagnostic, Severity, error
 from ..kb import KnowledgeBase
 from ..model import PEAK_FLOPS, Device, Entry, dtype_traits, field_shapes, parameter_dimension
-from ..schemas import ENTRY, HARDWARE, documented, schema
+from ..schemas import ENTRY, HARDWARE, documented, published, schema
 from . import charts, export
 from .explorer import COMPARE, compare_body, explorer_assets, explorer_block
 from .model_view import (
@@ -109,7 +109,9 @@ class Links:
 def build_site(root: Path, options: Options) -> Site:
     """Every generated page and asset of the knowledge base at `root`."""
     kb = KnowledgeBase.load(root)
-    devices = sorted(kb.catalog.devices.values(), key=lambda d: d.id)
+    # The devices kb check judges entries on: not one whose file fails its own rules.
+    catalog, _ = checked_catalog(kb.catalog, published(root))
+    devices = sorted(catalog.devices.values(), key=lambda d: d.id)
     entries = sorted(kb.entries, key=lambda e: e.id)
     views = ViewCache(options.cache).views(entries, devices)
     links = Links(options.directory_urls)
