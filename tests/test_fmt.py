@@ -639,3 +639,12 @@ def test_tabs_between_tokens_become_spaces_and_tabs_in_text_stay() -> None:
         "notes: >-\n"
         "  tab\there\n"
     )
+
+
+def test_folded_prose_with_a_line_that_starts_with_a_tab_is_kept_literally() -> None:
+    """ruamel wrote it back with a line break more, so kb fmt refused ("a bug in kb fmt") a
+    file kb check accepts."""
+    text = "id: x/a\nnotes: >-\n  Test.\n  \tTabbed.\n"
+
+    assert formatted(text) == f"{ENTRY_LINE}\nid: x/a\nnotes: |-\n  Test.\n  \tTabbed.\n"
+    assert data_of(formatted(text))["notes"] == "Test.\n\tTabbed."

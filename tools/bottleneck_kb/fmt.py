@@ -411,6 +411,10 @@ def _canonical(
             node[index] = _canonical(value, items, root, indent + 2, above)
         return node
     if isinstance(node, FoldedScalarString):
+        if "\n\t" in str(node):
+            # ruamel folds a line that starts with a tab as if it were not more indented,
+            # and so adds a line break; kept literally, the text reads back the same.
+            return LiteralScalarString(str(node))
         folded = FoldedScalarString(str(node))
         written = getattr(node, "fold_pos", ())
         folded.fold_pos = fold_positions(str(node), max(WIDTH - indent, 20), written)
