@@ -4,6 +4,7 @@ run reports on the given files and on every entry that depends on them."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -94,8 +95,10 @@ def test_given_files_and_their_dependents_match_a_full_run(
     dependents = every_entry(base) if device else set()
     mutate(base)
     shown = {given} | dependents
+    target = base / given
 
-    result = check(base, [base / given])
+    # A deleted file is given as git gives it: named, it is also said not to exist.
+    result = check(base, [target]) if target.exists() else check(base, [], removed=[target])
 
     expected = full_run_on(base, shown)
     assert expected, "the mutation must give the selected files something to report"
@@ -395,3 +398,106 @@ def test_changes_outside_a_git_repository_are_said_to_be_so(tmp_path: Path) -> N
         2,
         f"Error: Invalid value for --changed-since: {tmp_path} is not in a git repository",
     )
+
+
+# Changes a pull request may make that pull-request mode passed while a full run failed
+# (found by a differential fuzzer): each keeps main clean and breaks the branch.
+def _move_into_shared_and_link(root: Path, name: str) -> None:
+    (root / "shared").mkdir(exist_ok=True)
+    target = root / "shared" / Path(name).name
+    (root / name).rename(target)
+    (root / name).symlink_to(os.path.relpath(target, (root / name).parent))
+
+
+def _yml_device(root: Path) -> None:
+    shutil.copy(root / "hardware" / "nvidia-l40s.yaml", root / "hardware" / "nvidia-l40s-2.yml")
+
+
+def _entry_linked_to_a_device(root: Path) -> None:
+    (root / "entries" / "gemm" / "l40s.yaml").symlink_to("../../hardware/nvidia-l40s.yaml")
+
+
+def _namespace_made_a_link(root: Path) -> None:
+    (root / "shared").mkdir()
+    (root / "entries" / "runtime").rename(root / "shared" / "runtime")
+    (root / "entries" / "runtime").symlink_to("../shared/runtime", target_is_directory=True)
+
+
+def _entry_made_a_folder(root: Path) -> None:
+    entry = root / "entries" / "runtime" / "launch-overhead.yaml"
+    entry.unlink()
+    entry.mkdir()
+    (entry / "NOTE.md").write_text("moved\n", "utf-8")
+
+
+def _entry_hidden(root: Path) -> None:
+    folder = root / "entries" / "speculative"
+    (folder / "verification.yaml").rename(folder / ".verification.yaml")
+
+
+def _linked_entry_edited(root: Path) -> None:
+    edit(root / "shared" / "prefill-gemm.yaml", "bound_by: compute", "bound_by: memory")
+
+
+def _linked_device_edited(root: Path) -> None:
+    edit(root / "shared" / "nvidia-l40s.yaml", "value: 864 GB/s", "value: 86400 GB/s")
+
+
+@pytest.mark.parametrize(
+    ("on_main", "change"),
+    [
+        (None, _yml_device),
+        (None, _entry_linked_to_a_device),
+        (None, _namespace_made_a_link),
+        (None, _entry_made_a_folder),
+        (None, _entry_hidden),
+        (
+            lambda r: _move_into_shared_and_link(r, "entries/gemm/prefill-gemm.yaml"),
+            _linked_entry_edited,
+        ),
+        (
+            lambda r: _move_into_shared_and_link(r, "hardware/nvidia-l40s.yaml"),
+            _linked_device_edited,
+        ),
+    ],
+)
+def test_a_change_pull_request_mode_passes_passes_a_full_run(
+    base: Path,
+    on_main: Callable[[Path], None] | None,
+    change: Callable[[Path], None],
+) -> None:
+    """Pull-request mode reports, on what it covers, exactly what a full run reports there,
+    and so never passes a change that a full run fails."""
+    if on_main is not None:
+        on_main(base)
+    assert check(base).diagnostics == []
+    git(base, "init", "-q", "-b", "main")
+    git(base, "add", ".")
+    git(base, "commit", "-q", "-m", "base")
+    git(base, "checkout", "-q", "-b", "change")
+    change(base)
+    git(base, "add", "-A")
+    git(base, "commit", "-q", "-m", "change")
+
+    full = check(base).diagnostics
+    code, output = run("--root", str(base), "--changed-since", "main")
+
+    assert full, "the change must break the branch"
+    assert code == 1, output
+    said = {line.split(": ", 1)[0] for line in output.splitlines() if ": KB" in line}
+    assert said == {f"{d.path}:{d.line}:{d.col}" for d in full}, output
+
+
+@pytest.mark.parametrize("given", [".", "hardware", "entries hardware"])
+def test_the_whole_repository_or_its_folders_given_is_a_full_run(base: Path, given: str) -> None:
+    """`kb check .` passed a catalog with a duplicate device: the devices' files were not
+    among those reported on."""
+    shutil.copy(base / "hardware" / "nvidia-l40s.yaml", base / "hardware" / "nvidia-l40s-copy.yaml")
+    (base / "hardware" / "old").mkdir()
+    shutil.copy(base / H100, base / "hardware" / "old" / "nvidia-h100-sxm.yaml")
+    full = check(base)
+
+    result = check(base, [base / part for part in given.split()])
+
+    assert {d.code for d in full.diagnostics} >= {"KB202", "KB203", "KB019"}
+    assert result.diagnostics == full.diagnostics

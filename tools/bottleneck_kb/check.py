@@ -31,6 +31,7 @@ from .kb import (
     entries_naming,
     entry_ids,
     entry_paths,
+    existing,
     guarded,
     read_entry,
 )
@@ -133,11 +134,12 @@ def _collector_paused() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Coverage:
-    """What a check of some paths covers: the entry files to check, and the files whose
-    diagnostics are reported (None: every file)."""
+    """What a check of some paths covers: the entry files to check, the files whose
+    diagnostics are reported (None: every file), and every entry file a full run reads."""
 
     entries: list[Path]
     shown: set[str] | None
+    every_entry: list[Path]
 
 
 def covering(
@@ -145,32 +147,86 @@ def covering(
     paths: Sequence[Path],
     removed: Sequence[Path],
     catalog_root: Path,
+    changed: Sequence[Path] = (),
 ) -> tuple[Coverage, list[Diagnostic]]:
-    """The given paths and every entry that depends on what they, or the `removed` files,
-    define: an edited, added or deleted device re-checks every entry (`bound_by` and the
+    """The entries a check of `paths` reads, and the files it reports on: those a full run
+    reads among them, and every entry that depends on what they, or the `removed` files,
+    define. An edited, added or deleted device re-checks every entry (`bound_by` and the
     formulas' domains are judged on every device of the catalog, so a device can fail an entry
-    that never names it), and a deleted entry the entries that relate to it. Problems with the
-    paths themselves (a named file that does not exist) are returned beside the coverage."""
+    that never names it), and an entry that is gone (deleted, or no longer read) the entries
+    that relate to it.
+
+    Paths are matched to the files a full run finds, not read as given: whatever their
+    spelling, a folder stands for the files below it and a changed file for the links that
+    lead to it, and what a full run says of a path it does not read (`x.yml`, a link to a
+    folder) is said of it here. A file the user names outside entries/ and hardware/ is
+    read as an entry, as asked; `changed` files (kb check --changed-since) are only matched.
+    Problems with the named paths (one that does not exist) are returned beside the
+    coverage, with those."""
     problems: list[Diagnostic] = []
-    hardware = (catalog_root / HARDWARE).absolute()
-    device_files = [p for p in (*paths, *removed) if p.absolute().is_relative_to(hardware)]
-    shown = {display_path(p, catalog_root) for p in device_files}
-    files = entry_paths(root, paths, problems)
-    if device_files:
-        files += _new(root, entry_paths(root, None, problems), files)
-    else:
-        # Related links are checked against the entries that exist, so only an entry that is
-        # gone changes what the entries relating to it are told (an added one only mends a
-        # broken link).
-        below = f"{ENTRIES}/"
-        gone = [p for p in (*paths, *removed) if not (p.exists() or p.is_symlink())]
-        entries = entry_ids([p for p in gone if display_path(p, root).startswith(below)], root)
-        if entries:
-            every = discover(root, ENTRIES)
-            files += _new(root, entries_naming(root, every, entries, RELATED), files)
-    shown |= {display_path(p, root) for p in files}
+    present = existing(root, paths, problems)
+    unread: list[Diagnostic] = []
+    entries = discover(root, ENTRIES, unread)
+    own_catalog = os.path.realpath(catalog_root) == os.path.realpath(root)
+    devices = discover(root, HARDWARE, unread) if own_catalog else []
+    every = (*paths, *changed, *removed)
+    named = _Named(every)
+    # Found below an absolute root, a file's path is already its absolute path.
+    absolute = str(root) == os.path.abspath(root)
+    absolute_of = {f: str(f) if absolute else os.path.abspath(f) for f in entries}
+    touched = [f for f in entries if named.touches(f, absolute_of[f])]
+    read_by_kb = tuple(os.path.join(os.path.abspath(root), f, "") for f in (ENTRIES, HARDWARE))
+    touched += [
+        p
+        for p in present
+        if (p.is_symlink() or not p.is_dir()) and not os.path.abspath(p).startswith(read_by_kb)
+    ]
+    hardware = os.path.join(os.path.abspath(root), HARDWARE, "")
+    device_changed = any(named.touches(f, os.path.abspath(f)) for f in devices) or (
+        own_catalog and any(os.path.abspath(p).startswith(hardware) for p in removed)
+    )
+    problems += [d for d in unread if named.touches(root / d.path, os.path.abspath(root / d.path))]
+    files = list(entries) if device_changed else touched
+    # Related links are checked against the entries a full run reads, so only an entry that
+    # is gone changes what the entries relating to it are told (an added one only mends a
+    # broken link).
+    read = set(absolute_of.values())
+    below = os.path.join(os.path.abspath(root), ENTRIES, "")
+    gone = [
+        p
+        for p in every
+        if (where := os.path.abspath(p)).startswith(below)
+        and where.endswith(SUFFIX)
+        and where not in read
+    ]
+    if gone and not device_changed:
+        relating = entries_naming(root, entries, entry_ids(gone, root), RELATED)
+        files += _new(root, relating, files)
+    shown = {display_path(p, root) for p in (*files, *every)}
+    shown |= {display_path(f, root) for f in devices if named.touches(f, os.path.abspath(f))}
     shown |= {d.path for d in problems}
-    return Coverage(files, shown), problems
+    return Coverage(files, shown, entries), problems
+
+
+class _Named:
+    """The paths a check was given, as they match the files a full run finds: the file
+    itself however spelled, every file below a folder, and a link that leads to one."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self.exact = {os.path.abspath(p) for p in paths}
+        folders = [p for p in paths if p.is_dir() and not p.is_symlink()]
+        self.folders = tuple(os.path.join(os.path.abspath(p), "") for p in folders)
+        self.targets = {os.path.realpath(p) for p in paths}
+        self.real_folders = tuple(os.path.join(os.path.realpath(p), "") for p in folders)
+
+    def touches(self, path: Path, where: str) -> bool:
+        """Whether `path`, whose absolute path is `where`, is named."""
+        if where in self.exact or where.startswith(self.folders):
+            return True
+        if not os.path.islink(path):
+            return False
+        target = os.path.realpath(path)
+        return target in self.targets or target.startswith(self.real_folders)
 
 
 def _new(root: Path, candidates: Iterable[Path], known: Iterable[Path]) -> list[Path]:
@@ -186,6 +242,7 @@ def check(
     select: Selection = None,
     catalog_root: Path | None = None,
     removed: Sequence[Path] = (),
+    changed: Sequence[Path] = (),
 ) -> CheckResult:
     """Check the knowledge base at `root`, or only `paths` and the entries that depend on them,
     reporting every code or only those in `select`.
@@ -193,11 +250,12 @@ def check(
     A check of paths reports what a full run reports on the covered files, provided the files
     left out pass on their own (as on a clean main branch): an id is compared only with the ids
     of the covered files and of the file that each covered id names. `removed` files (deleted
-    by a change) are not checked, but what depends on them is. Devices come from the
-    hardware/ of `catalog_root` (another repository's catalog), by default `root`'s.
+    by a change) are not checked, but what depends on them is; nor are `changed` files (the
+    others a change touched) except those a full run reads. Devices come from the hardware/
+    of `catalog_root` (another repository's catalog), by default `root`'s.
     """
     with _collector_paused():
-        return _check(root, paths, jobs, select, catalog_root, removed)
+        return _check(root, paths, jobs, select, catalog_root, removed, changed)
 
 
 def _check(
@@ -207,6 +265,7 @@ def _check(
     select: Selection,
     catalog_root: Path | None,
     removed: Sequence[Path],
+    changed: Sequence[Path],
 ) -> CheckResult:
     read = Catalog.load(root, catalog_root)
     published = schemas.published(root)
@@ -214,13 +273,15 @@ def _check(
     diagnostics = [*read.diagnostics, *found_on_devices]
     devices = catalog.devices
 
-    if paths is None:
-        coverage = Coverage(entry_paths(root, None, diagnostics), None)
+    if paths is None and not changed and not removed:
+        every = entry_paths(root, None, diagnostics)
+        coverage = Coverage(every, None, every)
     else:
-        coverage, problems = covering(root, paths, removed, catalog_root or root)
+        coverage, problems = covering(root, paths or (), removed, catalog_root or root, changed)
         diagnostics += problems
     if catalog_root is not None and os.path.realpath(catalog_root) != os.path.realpath(root):
-        unread = _not_in_the_catalog(root, paths, read.folder)
+        given = None if coverage.shown is None else [*(paths or ()), *changed]
+        unread = _not_in_the_catalog(root, given, read.folder)
         diagnostics += unread
         if coverage.shown is not None:
             coverage.shown.update(d.path for d in unread)
@@ -231,9 +292,8 @@ def _check(
     checks = EntryChecks.of(catalog, select, published)
     results = _check_files(root, checks, coverage.entries, jobs)
     files = list(coverage.entries)
-    every_entry = files
+    every_entry = coverage.every_entry
     if coverage.shown is not None:
-        every_entry = discover(root, ENTRIES)
         covered = [s for _, s in results if s is not None]
         # An id that is not its file's path claims another file's id: check that file too
         # (for files a full run reads; one outside entries/ is told to move first).

@@ -213,8 +213,8 @@ def main() -> None:
     "--changed-since",
     metavar="REF",
     default=None,
-    help="Check the entry and device files changed since the git ref REF (from its merge "
-    "base with HEAD, uncommitted changes included), as PATHS.",
+    help="Check the files changed since the git ref REF (from its merge base with HEAD, "
+    "uncommitted changes included) and what depends on them, as for PATHS.",
 )
 @_catalog_option
 @_root_option
@@ -251,14 +251,14 @@ def check(
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     base = _root(root)
     selected: list[Path] | None = list(paths) if paths or changed_since is not None else None
+    changed: list[Path] = []
     removed: list[Path] = []
     if changed_since is not None:
         try:
             changed, removed = changed_paths(base, changed_since)
         except ChangedFilesError as exc:
             raise click.BadParameter(str(exc), param_hint="--changed-since") from None
-        selected = [*paths, *changed]
-    result = run_check(base, selected, jobs, frozenset(select) or None, catalog, removed)
+    result = run_check(base, selected, jobs, frozenset(select) or None, catalog, removed, changed)
     click.echo(render(CHECK, output_format, result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):
         sys.exit(2)

@@ -311,6 +311,23 @@ def entry_paths(
     return named_files(root, paths, diagnostics, (ENTRIES,))
 
 
+def existing(root: Path, paths: Iterable[Path], diagnostics: list[Diagnostic]) -> list[Path]:
+    """The named paths that exist (a link counts, whatever it points to) and lie in the
+    repository; the others are reported rather than silently ignored or read (or, by
+    `kb fmt`, written)."""
+    kept = []
+    for path in paths:
+        if not _inside(path, root):
+            diagnostics.append(_refused(path, root, "is outside the repository", _OUTSIDE_HINT))
+        elif path.exists() or path.is_symlink():
+            kept.append(path)
+        else:
+            diagnostics.append(
+                error(NOT_A_FILE, display_path(path, root), 1, 1, "no such file or directory")
+            )
+    return kept
+
+
 def named_files(
     root: Path,
     paths: Iterable[Path] | None,
@@ -318,11 +335,8 @@ def named_files(
     folders: tuple[str, ...],
 ) -> list[Path]:
     """The files of `folders` (entries/, hardware/) to read: all of them, or those named, a
-    named folder read as `discover` reads one; each file once, however it was spelled.
-
-    A named path that does not exist, or that leads out of the repository, is reported
-    rather than silently ignored or read (or, by `kb fmt`, written).
-    """
+    named folder read as `discover` reads one; each file once, however it was spelled. A named
+    path that does not exist, or that leads out of the repository, is reported."""
 
     def every() -> list[Path]:
         return [path for folder in folders for path in discover(root, folder, diagnostics)]
@@ -332,23 +346,20 @@ def named_files(
     chosen: list[Path] = []
     top = os.path.realpath(root)
     hardware = Path(top, HARDWARE)
-    for path in paths:
-        real = Path(os.path.realpath(path))
-        if not _inside(path, root):
-            diagnostics.append(_refused(path, root, "is outside the repository", _OUTSIDE_HINT))
-        elif real.is_relative_to(hardware) and HARDWARE not in folders:
+    for given in paths:
+        if not existing(root, [given], diagnostics):  # said in the order the paths were given
             continue
-        elif path.is_dir() and not path.is_symlink():
+        path = given
+        real = Path(os.path.realpath(path))
+        if real.is_relative_to(hardware) and HARDWARE not in folders:
+            continue
+        if path.is_dir() and not path.is_symlink():
             if str(real) == top:  # the whole repository
                 chosen += every()
             else:
                 chosen += _walk(root, path, real.is_relative_to(hardware), diagnostics, root)
-        elif path.exists() or path.is_symlink():
-            chosen.append(path)
         else:
-            diagnostics.append(
-                error(NOT_A_FILE, display_path(path, root), 1, 1, "no such file or directory")
-            )
+            chosen.append(path)
     once: dict[str, Path] = {}
     for path in chosen:  # a link is a file of its own: spellings are merged, links are not
         once.setdefault(os.path.abspath(path), path)
@@ -458,8 +469,10 @@ def _git(root: Path, *args: str) -> str:
 
 
 def changed_paths(root: Path, ref: str) -> tuple[list[Path], list[Path]]:
-    """The entry and device files of `root` changed since `ref` (what a pull request touches):
-    those that exist, and those the change removed, whose dependents must be checked again.
+    """The files of `root` changed since `ref` (what a pull request touches): those that
+    exist, and those the change removed, whose dependents must be checked again. Every file,
+    not only entries and devices: a file elsewhere may be what a link in entries/ leads to,
+    and one misnamed in entries/ (`x.yml`) is reported, as a full check reports it.
 
     Changes are counted from the merge base of `ref` and HEAD to the working tree, untracked
     files included.
@@ -478,7 +491,7 @@ def changed_paths(root: Path, ref: str) -> tuple[list[Path], list[Path]]:
     present: list[Path] = []
     removed: list[Path] = []
     for name in dict.fromkeys((tracked + untracked).split("\0")):
-        if name.split("/", 1)[0] not in (ENTRIES, HARDWARE) or not name.endswith(SUFFIX):
+        if not name:
             continue
         path = root / name
         (present if path.exists() or path.is_symlink() else removed).append(path)
