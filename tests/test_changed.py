@@ -430,6 +430,11 @@ def _entry_made_a_folder(root: Path) -> None:
     (entry / "NOTE.md").write_text("moved\n", "utf-8")
 
 
+def _folder_named_as_an_entry(root: Path) -> None:
+    (root / "entries" / "gemm" / "odd.yaml").mkdir()
+    (root / "entries" / "gemm" / "odd.yaml" / "README.md").write_text("odd\n", "utf-8")
+
+
 def _entry_hidden(root: Path) -> None:
     folder = root / "entries" / "speculative"
     (folder / "verification.yaml").rename(folder / ".verification.yaml")
@@ -451,6 +456,7 @@ def _linked_device_edited(root: Path) -> None:
         (None, _namespace_made_a_link),
         (None, _entry_made_a_folder),
         (None, _entry_hidden),
+        (None, _folder_named_as_an_entry),
         (
             lambda r: _move_into_shared_and_link(r, "entries/gemm/prefill-gemm.yaml"),
             _linked_entry_edited,

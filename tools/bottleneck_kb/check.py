@@ -210,10 +210,14 @@ def covering(
 
 class _Named:
     """The paths a check was given, as they match the files a full run finds: the file
-    itself however spelled, every file below a folder, and a link that leads to one."""
+    itself however spelled, every file below a folder, a file above one, and a link that
+    leads to one."""
 
     def __init__(self, paths: Sequence[Path]) -> None:
         self.exact = {os.path.abspath(p) for p in paths}
+        # A file changed below what a full run takes for one file (a folder named x.yaml, a
+        # link to a folder) names that one.
+        self.above = {str(parent) for p in self.exact for parent in Path(p).parents}
         folders = [p for p in paths if p.is_dir() and not p.is_symlink()]
         self.folders = tuple(os.path.join(os.path.abspath(p), "") for p in folders)
         self.targets = {os.path.realpath(p) for p in paths}
@@ -221,7 +225,7 @@ class _Named:
 
     def touches(self, path: Path, where: str) -> bool:
         """Whether `path`, whose absolute path is `where`, is named."""
-        if where in self.exact or where.startswith(self.folders):
+        if where in self.exact or where in self.above or where.startswith(self.folders):
             return True
         if not os.path.islink(path):
             return False
