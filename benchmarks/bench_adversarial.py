@@ -55,6 +55,11 @@ FORMULAS = [
     ("a", NESTED_MAX),
     # sympy's ceiling evaluated this constant past its precision, and gave up.
     ("2 * a", "2 + a + ceil((1e16 * 3 ** (1/3)) ** 8)"),
+    # Roots of one base merge: P ** 8, expanded (46 s when the budget counted one symbol).
+    ("sqrt(a + b + c + d + e + f + g + h) ** 16", "a"),
+    ("sqrt(a + b + c + d) ** 4", "a"),
+    # An exponent whose symbols cancel where it is defined: 40 to sympy (33 s before).
+    ("a * (b + c + d + e) ** (sqrt(a - 6) * 0 + 40)", "a"),
 ]
 
 
