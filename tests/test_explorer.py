@@ -25,7 +25,7 @@ from bottleneck_kb.evaluation import check_overrides, evaluate_entry, select_dev
 from bottleneck_kb.formula import power
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
-from bottleneck_kb.roofline import evaluate, parse_formulas
+from bottleneck_kb.roofline import Formulas, evaluate, parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 from bottleneck_kb.site.explorer import (
     compare_body,
@@ -289,16 +289,27 @@ def test_the_batch_slider_flips_the_lm_head_where_kb_eval_does(browser: Browser)
     )
 
 
-def test_odd_symbol_names_and_ranges_past_float_arithmetic(
-    browser: Browser, knowledge_base: KnowledgeBase
-) -> None:
-    entry = knowledge_base.entry(ODD)
+def _at_typical(
+    knowledge_base: KnowledgeBase, entry_id: str
+) -> tuple[Entry, Formulas, dict[str, float]]:
+    """The entry, its parsed formulas and its typical values."""
+    entry = knowledge_base.entry(entry_id)
     assert entry is not None
     formulas, _ = parse_formulas(entry)
     assert formulas is not None
+    return (
+        entry,
+        formulas,
+        {s.symbol: s.typical for s in entry.scales_with if s.typical is not None},
+    )
+
+
+def test_odd_symbol_names_and_ranges_past_float_arithmetic(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    entry, formulas, typical = _at_typical(knowledge_base, ODD)
     page = browser.open(f"{entry_url(ODD)}#@on={H100}")
     device = knowledge_base.catalog.devices[H100]
-    typical = {s.symbol: s.typical for s in entry.scales_with if s.typical is not None}
     assert_agrees(table(page), {H100: evaluate(entry, formulas, device, typical)}, "typical")
 
     def moved(symbol: str, position: int) -> float:
@@ -325,12 +336,8 @@ def test_odd_symbol_names_and_ranges_past_float_arithmetic(
 def test_a_floor_of_a_square_root_agrees_with_the_static_table(
     browser: Browser, knowledge_base: KnowledgeBase
 ) -> None:
-    entry = knowledge_base.entry(FLOORED)
-    assert entry is not None
-    formulas, _ = parse_formulas(entry)
-    assert formulas is not None
+    entry, formulas, typical = _at_typical(knowledge_base, FLOORED)
     devices, _ = select_devices(entry, formulas, knowledge_base.catalog.devices)
-    typical = {s.symbol: s.typical for s in entry.scales_with if s.typical is not None}
     expected = {d.id: evaluate(entry, formulas, d, typical) for d in devices}
     assert {r.verdict for r in expected.values()} == {"memory"}
     assert {r.flops for r in expected.values()} == {2e9}

@@ -192,31 +192,40 @@ def test_a_bare_number_for_text_of_a_set_form_is_told_the_form() -> None:
     ]
 
 
-def test_a_pattern_error_message_is_the_hint_where_the_schema_has_one() -> None:
-    entry = MINIMAL_ENTRY.replace("id: fixtures/minimal", "id: 5")
-    assert _said(schemas.ENTRY, entry) == [
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        # A field of a set form: its pattern's own message.
         (
-            1,
-            5,
-            "KB104",
-            "id must be a string, not a number (5)",
-            "An id is namespace/slug: lower-case letters and digits in words joined by hyphens, "
-            "one '/', e.g. gemm/decode-weight-stream.",
-        )
-    ]
-
-
-def test_a_number_for_free_text_is_told_to_quote_it() -> None:
-    entry = MINIMAL_ENTRY.replace("title: A minimal valid entry", "title: 42")
-    assert _said(schemas.ENTRY, entry) == [
+            "id: 5",
+            (
+                1,
+                5,
+                "KB104",
+                "id must be a string, not a number (5)",
+                "An id is namespace/slug: lower-case letters and digits in words joined by "
+                "hyphens, one '/', e.g. gemm/decode-weight-stream.",
+            ),
+        ),
+        # Free text: quoting makes text of anything.
         (
-            2,
-            8,
-            "KB104",
-            "title must be a string, not a number (42)",
-            "quote the value if you mean text",
-        )
-    ]
+            "title: 42",
+            (
+                2,
+                8,
+                "KB104",
+                "title must be a string, not a number (42)",
+                "quote the value if you mean text",
+            ),
+        ),
+    ],
+)
+def test_a_number_where_text_belongs_is_told_what_to_write(
+    written: str, said: tuple[int, int, str, str, str]
+) -> None:
+    key = written.split(":")[0]
+    line = next(line for line in MINIMAL_ENTRY.splitlines() if line.startswith(f"{key}: "))
+    assert _said(schemas.ENTRY, MINIMAL_ENTRY.replace(line, written)) == [said]
 
 
 def test_text_for_a_number_is_told_what_number_to_write() -> None:
