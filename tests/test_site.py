@@ -31,7 +31,7 @@ from bottleneck_kb.report.evaluation import evaluation_data
 from bottleneck_kb.roofline import EvaluationError, parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
-from bottleneck_kb.site import export, model_view
+from bottleneck_kb.site import charts, export, model_view
 from bottleneck_kb.site.model_view import ViewCache, compute_view
 from bottleneck_kb.site.pages import Options, build_site
 
@@ -618,3 +618,25 @@ def test_every_diagnostic_code_has_its_page_from_the_rules_documentation(built: 
         for section in ("What it checks", "Why it matters", "How to fix"):
             assert (section in page) == (section in rule.doc.sections), (code, section)
         assert f"{code}</a>" in index
+
+
+def test_charts_stay_within_floats_and_readable_across_every_range() -> None:
+    """An intensity of 1e308 padded by 4 ended the build in an OverflowError; a range of
+    1e-300 to 1e300 drew 601 labelled ticks."""
+    chart = charts.roofline_chart(
+        "D", 3e12, [charts.Roof("bf16", 1e15)], [charts.Dot("e", "e/", 1e308, 1e15)]
+    )
+    numbers = re.findall(r' (?:x|y|cx|cy|x1|x2|y1|y2)="([^"]+)"', chart)
+    assert numbers and all(math.isfinite(float(n)) for n in numbers)
+    wide = charts.axis("x", [1e-300, 1e300])
+    assert len(wide.ticks()) <= charts.MAX_LOG_TICKS + 1
+    assert charts.axis("x", [-1e308, 1e308]).ticks() == [-1e308, -5e307, 0.0, 5e307, 1e308]
+
+
+def test_a_former_ids_shared_link_keeps_the_explorers_state(browser: Browser) -> None:
+    """The redirect dropped the fragment, so the entry opened at its typical values."""
+    page = browser.open(f"entries/{ALIAS}/#B=100")
+    page.wait_for_url("**/speculative-quantized-drafter-lm-head/#B=100")
+
+    assert page.locator('.kb-explorer input[type=number][data-symbol="B"]').input_value() == "100"
+    assert browser.errors == []

@@ -8,6 +8,7 @@ Every text in a chart is escaped: device names and entry titles are contributors
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +21,13 @@ LEFT, RIGHT, TOP, BOTTOM = 100, 24, 16, 48
 MAX_LABELLED = 4
 
 
+#: Most ticks on a logarithmic axis: past it, every k-th decade is marked (1e-300 to 1e300
+#: would be 601 labels on 516 pixels).
+MAX_LOG_TICKS = 8
+#: Decades a float reaches: 10 ** 309 is past the largest, 10 ** -324 below the smallest.
+_DECADES = range(-323, 309)
+
+
 @dataclass(frozen=True)
 class Axis:
     label: str
@@ -30,18 +38,23 @@ class Axis:
     def position(self, value: float, start: float, end: float) -> float:
         if self.log:
             low, high, value = math.log10(self.low), math.log10(self.high), math.log10(value)
-        else:
-            low, high = self.low, self.high
-        span = (high - low) or 1.0
-        return start + (value - low) / span * (end - start)
+            span = (high - low) or 1.0
+            return start + (value - low) / span * (end - start)
+        # Halved first: the span of [-1e308, 1e308] is past the largest float.
+        span = (self.high / 2 - self.low / 2) or 1.0
+        return start + (value / 2 - self.low / 2) / span * (end - start)
 
     def ticks(self) -> list[float]:
         if self.log:
             first, last = math.floor(math.log10(self.low)), math.ceil(math.log10(self.high))
-            return [10.0**p for p in range(first, last + 1) if self.low <= 10.0**p <= self.high]
-        step = _nice_step((self.high - self.low) / 5)
-        start = math.ceil(self.low / step) * step
-        return [start + i * step for i in range(int((self.high - start) / step) + 1)]
+            every = max(1, math.ceil((last - first) / MAX_LOG_TICKS))
+            powers = (10.0**p for p in range(first, last + 1, every) if p in _DECADES)
+            return [t for t in powers if self.low <= t <= self.high]
+        step = _nice_step(self.high / 5 - self.low / 5)
+        # Multiples of the step, each a product: a sum of steps may pass the largest float.
+        return [
+            k * step for k in range(math.ceil(self.low / step), math.floor(self.high / step) + 1)
+        ]
 
 
 def _nice_step(raw: float) -> float:
@@ -52,16 +65,24 @@ def _nice_step(raw: float) -> float:
 
 
 def axis(label: str, values: Sequence[float], log_if_decades: bool = True) -> Axis:
-    """An axis spanning `values`, logarithmic when they span two decades or more."""
-    low, high = min(values), max(values)
+    """An axis spanning `values`, logarithmic when they span two decades or more; whatever
+    they are, its ends and ticks are floats (an intensity of 1e308 padded by 4 is not)."""
+    largest = sys.float_info.max
+    low, high = max(min(values), -largest), min(max(values), largest)
     if low > 0 and high / low >= 100 and log_if_decades:
+        first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
         return Axis(
-            label, 10.0 ** math.floor(math.log10(low)), 10.0 ** math.ceil(math.log10(high)), True
+            label,
+            10.0**first if first in _DECADES else low,
+            10.0**last if last in _DECADES else high,
+            True,
         )
     if low == high:
         low, high = low * 0.5 if low > 0 else low - 1, high * 1.5 if high > 0 else high + 1
-    margin = (high - low) * 0.05
-    return Axis(label, max(0.0, low - margin) if low >= 0 else low - margin, high + margin, False)
+        low, high = max(low, -largest), min(high, largest)
+    margin = high / 20 - low / 20
+    lower = max(0.0, low - margin) if low >= 0 else max(low - margin, -largest)
+    return Axis(label, lower, min(high + margin, largest), False)
 
 
 def _tick_label(value: float, unit: str) -> str:
@@ -195,7 +216,11 @@ def roofline_chart(
     each dot links to its entry."""
     ridges = [r.peak / bandwidth for r in roofs]
     intensities = [d.intensity for d in dots] + ridges
-    x = axis("arithmetic intensity (FLOP/B)", [min(intensities) / 4, max(intensities) * 4])
+    largest = sys.float_info.max
+    x = axis(
+        "arithmetic intensity (FLOP/B)",
+        [min(intensities) / 4, min(max(intensities), largest / 4) * 4],
+    )
     y = axis(
         "attainable performance (FLOP/s)",
         [min([d.attained for d in dots] + [bandwidth * x.low]), max(r.peak for r in roofs)],

@@ -23,6 +23,7 @@ from ..model import PEAK_FLOPS, Device, Entry, dtype_traits, field_shapes, param
 from ..schemas import ENTRY, HARDWARE, documented, published, schema
 from . import charts, export
 from .explorer import COMPARE, compare_body, explorer_assets, explorer_block
+from .formula_js import js_literal
 from .model_view import (
     EntryView,
     ViewCache,
@@ -557,9 +558,13 @@ def _redirect(alias: str, entry_id: str, links: Links) -> tuple[str, str]:
     """A page at a former id that sends the reader to the entry's page."""
     old = entry_page(alias)
     path = links.url(old) + "index.html" if links.directory_urls else links.url(old)
-    target = text(links.href(old, entry_page(entry_id)))
+    href = links.href(old, entry_page(entry_id))
+    target = text(href)
+    # The fragment holds an explorer's state (a shared link): the script carries it over,
+    # which a refresh cannot; the refresh is for readers without scripts.
     return path, (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<script>location.replace({js_literal(href)} + location.hash)</script>"
         f'<meta http-equiv="refresh" content="0; url={target}">'
         f'<link rel="canonical" href="{target}"><title>Moved</title></head>'
         f'<body><p>This entry is now <a href="{target}">{text(entry_id)}</a>.</p></body></html>\n'
