@@ -29,7 +29,7 @@ from bottleneck_kb.evaluation import evaluate_entry, select_devices
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.report.evaluation import evaluation_data
 from bottleneck_kb.roofline import EvaluationError, parse_formulas
-from bottleneck_kb.rules.examples import MINIMAL_ENTRY
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import charts, export, model_view
 from bottleneck_kb.site.model_view import ViewCache, compute_view
@@ -640,3 +640,28 @@ def test_a_former_ids_shared_link_keeps_the_explorers_state(browser: Browser) ->
 
     assert page.locator('.kb-explorer input[type=number][data-symbol="B"]').input_value() == "100"
     assert browser.errors == []
+
+
+def test_a_link_in_a_title_is_text_where_the_title_is_itself_a_link(kb_root: Path) -> None:
+    """In the entry index, the device pages and the references, a title's link inside the
+    page's own ended that one: part of the listed title led off the site."""
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    entry.write_text(
+        patched(
+            MINIMAL_ENTRY,
+            'title: "Decode [read the entry](https://evil.example/phish)"\n'
+            "references:\n"
+            '  - {title: "Paper [mirror](https://evil.example/mirror)", first_author: X, '
+            "year: 2020, url: https://example.org/paper}",
+        ),
+        "utf-8",
+    )
+    assert check(kb_root).errors == 0
+
+    site = build_site(kb_root, Options())
+
+    nested = re.compile(r"<a [^>]*>(?:(?!</a>).)*<a ", re.S)
+    assert [p for p, html in site.pages.items() if nested.search(html)] == []
+    page = site.pages["entries/fixtures/minimal.md"]
+    assert 'rel="nofollow noopener">Paper <span>mirror</span></a>' in page
+    assert '<a href="https://evil.example/phish" rel="nofollow noopener">read the entry</a>' in page

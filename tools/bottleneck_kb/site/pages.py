@@ -546,12 +546,18 @@ def _related(
 
 def _references(references: Iterable[Any]) -> str:
     items = "".join(
-        f'<li><a href="{text(r.link)}" rel="nofollow noopener">{inline(r.title)}</a>'
+        f'<li><a href="{text(r.link)}" rel="nofollow noopener">'
+        f"{inline(r.title, keep_links=False)}</a>"
         + (f" (arXiv:{text(r.arxiv)})" if r.arxiv else "")
         + "</li>"
         for r in references
     )
     return f'<ul class="kb-references">{items}</ul>'
+
+
+def _entry_link(href: str, entry: Entry) -> str:
+    """A link to an entry's page, by its title (whose own links are kept as text)."""
+    return f'<a href="{href}">{inline(entry.title, keep_links=False)}</a>'
 
 
 def _redirect(alias: str, entry_id: str, links: Links) -> tuple[str, str]:
@@ -673,7 +679,7 @@ def _device_page(
             ["entry", "data type", "intensity", "bound by", "lower bound"],
             (
                 [
-                    f'<a href="{links.href(here, entry_page(e.id))}">{inline(e.title)}</a>',
+                    _entry_link(links.href(here, entry_page(e.id)), e),
                     text(views[e.id].dtype),
                     _number_cell(r["intensity"], format_quantity(r["intensity"], "FLOP/B")),
                     text(r["verdict"]),
@@ -768,7 +774,7 @@ def _entry_index(
                 ],
                 (
                     [
-                        f'<a href="{links.href(page, entry_page(e.id))}">{inline(e.title)}</a>',
+                        _entry_link(links.href(page, entry_page(e.id)), e),
                         text(e.cls if key != "class" else e.bound_by),
                         *(_verdict(views[e.id], d.id) for d in devices),
                     ]

@@ -30,9 +30,13 @@ _PLAIN = re.compile(r"(?![-+*#>=]|[0-9]+[.)]\s)[^`*_\[\]<>&\\!~|]*")
 
 
 class _Links(Treeprocessor):
+    def __init__(self, md: markdown.Markdown, keep: bool) -> None:
+        super().__init__(md)
+        self.keep = keep
+
     def run(self, root: ET.Element) -> None:
         for element in root.iter("a"):
-            href = safe_href(element.get("href", ""))
+            href = safe_href(element.get("href", "")) if self.keep else None
             title = element.get("title")
             element.attrib.clear()
             if href is None:
@@ -45,22 +49,26 @@ class _Links(Treeprocessor):
 
 
 class _EntryText(Extension):
+    def __init__(self, keep_links: bool) -> None:
+        super().__init__()
+        self.keep_links = keep_links
+
     def extendMarkdown(self, md: markdown.Markdown) -> None:
         md.preprocessors.deregister("html_block")
         for name in _REFUSED_INLINE:
             md.inlinePatterns.deregister(name)
-        md.treeprocessors.register(_Links(md), "entry_links", 0)
+        md.treeprocessors.register(_Links(md, self.keep_links), "entry_links", 0)
 
 
 @cache
-def _renderer() -> markdown.Markdown:
-    return markdown.Markdown(extensions=[_EntryText()], output_format="html")
+def _renderer(keep_links: bool) -> markdown.Markdown:
+    return markdown.Markdown(extensions=[_EntryText(keep_links)], output_format="html")
 
 
 @lru_cache(maxsize=4096)
-def block(text: str) -> str:
-    """Paragraphs of entry text as HTML."""
-    renderer = _renderer()
+def block(text: str, keep_links: bool = True) -> str:
+    """Paragraphs of entry text as HTML; with `keep_links` False, its links as their text."""
+    renderer = _renderer(keep_links)
     renderer.reset()
     # One line: MkDocs's Markdown extensions that act on lines (fences, snippets, admonitions)
     # then never see a line of entry text; a newline as a character reference is the same
@@ -68,12 +76,15 @@ def block(text: str) -> str:
     return renderer.convert(text).replace("\n", "&#10;")
 
 
-def inline(text: str) -> str:
-    """A short piece of entry text (a title, a claim) as HTML without its paragraph."""
+def inline(text: str, keep_links: bool = True) -> str:
+    """A short piece of entry text (a title, a claim) as HTML without its paragraph. Shown
+    inside a link of the page (an entry's title in a list), its own links are kept as their
+    text (`keep_links` False): a link inside a link ends the outer one, and the rest of the
+    text would lead where the contributor's link does."""
     line = " ".join(text.split())
     if _PLAIN.fullmatch(line):  # most short texts: nothing Markdown would change but escapes
         return html.escape(line, quote=False)
-    rendered = block(line)
+    rendered = block(line, keep_links)
     if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<p>") == 1:
         return rendered[3:-4]
     # A heading, a rule or a list (`# Title`, `---`, `1. First`): block markup would break out
