@@ -29,7 +29,7 @@ from bottleneck_kb.evaluation import evaluate_entry, select_devices
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.report.evaluation import evaluation_data
 from bottleneck_kb.roofline import EvaluationError, parse_formulas
-from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
+from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import charts, export, model_view
 from bottleneck_kb.site.model_view import ViewCache, compute_view
@@ -251,6 +251,13 @@ def test_every_device_has_its_page_with_a_dot_per_entry_evaluated_on_it(
         assert sorted(dots) == sorted(f"entries/{i}" for i in on_device)
         for source in device.sources:
             assert source.url in page.hrefs()
+        # Every source supports a value (kb check's source-used), so a figure shown cites it.
+        tables = page_file(built, f"devices/{device.id}.md").read_text("utf-8")
+        cited = Elements(tables.split('<h2 id="sources">')[0]).hrefs()
+        assert {s.url for s in device.sources} <= set(cited), device.id
+        shown = {float(v) for _, a in page.tags if (v := a.get("data-value"))}
+        assert {m.value for m in device.measured.values()} <= shown, device.id
+        assert set(device.achieved_fraction.values()) <= shown, device.id
 
 
 def test_devices_without_the_entrys_dtype_are_skipped_and_named(
@@ -412,6 +419,84 @@ def test_a_chart_across_six_hundred_decades_has_finite_points(kb_root: Path) -> 
     xs = [x for x, _ in view.sweep.points]
     assert all(math.isfinite(x) for x in xs) and xs == sorted(xs)
     assert math.isclose(xs[0], 1.0e-300) and math.isclose(xs[-1], 1.0e300)
+
+
+#: A device with measured values and achieved fractions, from a source no datasheet figure cites;
+#: how one value was measured is written as hostile text.
+MEASURED_DEVICE = patched(
+    MINIMAL_DEVICE,
+    """
+memory_bandwidth:
+  measured:
+    value: 2.9 TB/s
+    how: "copy of `4 GiB` buffers <script>alert(1)</script> [more](javascript:alert(2))"
+    source: bench
+peak_flops:
+  bf16: {measured: {value: 700 TFLOP/s, how: a GEMM of 8192 squared, source: bench}}
+achieved_fraction:
+  memory_bandwidth: {value: 0.8, source: bench}
+  peak_flops: {value: 0.7, source: bench, note: large GEMMs}
+sources:
+  - {id: sheet, title: Sheet, url: "https://example.com/sheet", publisher: Nobody, kind: vendor,
+     read: "2026-11-29"}
+  - {id: bench, title: Bench, url: "https://example.com/bench", publisher: Somebody,
+     kind: secondary, read: "2026-11-29"}
+""",
+)
+
+
+def test_a_devices_measured_values_and_achieved_fractions_are_on_its_page_and_in_the_export(
+    kb_root: Path,
+) -> None:
+    (kb_root / "hardware" / "fixture-device.yaml").write_text(MEASURED_DEVICE, "utf-8")
+    assert check(kb_root).diagnostics == []
+
+    site = build_site(kb_root, Options())
+
+    page = site.pages["devices/fixture-device.md"]
+    sheet = '<a href="https://example.com/sheet" rel="nofollow noopener">Sheet</a>'
+    bench = '<a href="https://example.com/bench" rel="nofollow noopener">Bench</a>'
+    figures = (
+        '<tr><td>memory bandwidth</td><td class="kb-number" data-value="3350000000000.0">'
+        f"3.35 TB/s</td><td>datasheet</td><td>{sheet}</td></tr>"
+        '<tr><td>memory bandwidth, measured</td><td class="kb-number" '
+        'data-value="2900000000000.0">2.9 TB/s</td><td>measured: copy of <code>4 GiB</code> '
+        "buffers &lt;script&gt;alert(1)&lt;/script&gt; <span>more</span></td>"
+        f"<td>{bench}</td></tr>"
+        '<tr><td>memory bandwidth, typical achieved fraction</td><td class="kb-number" '
+        'data-value="0.8">0.8</td><td>fraction of the datasheet value reached in practice</td>'
+        f"<td>{bench}</td></tr>"
+    )
+    peaks = (
+        '<tr><td>bf16</td><td class="kb-number" data-value="989400000000000.0">989 TFLOP/s</td>'
+        f'<td>datasheet</td><td>{sheet}</td><td class="kb-number" '
+        'data-value="295.34328358208955">295 FLOP/B</td></tr>'
+        '<tr><td>bf16, measured</td><td class="kb-number" data-value="700000000000000.0">'
+        f"700 TFLOP/s</td><td>measured: a GEMM of 8192 squared</td><td>{bench}</td><td></td></tr>"
+        '<tr><td>fp8</td><td class="kb-number" data-value="1978900000000000.0">1.98 PFLOP/s</td>'
+        f'<td>datasheet</td><td>{sheet}</td><td class="kb-number" '
+        'data-value="590.7164179104477">591 FLOP/B</td></tr>'
+        '<tr><td>every data type, typical achieved fraction</td><td class="kb-number" '
+        'data-value="0.7">0.7</td><td>fraction of the datasheet value reached in practice</td>'
+        f"<td>{bench}</td><td></td></tr></tbody></table>"
+    )
+    assert figures in page
+    assert peaks in page
+    document = json.loads(site.assets["export/knowledge-base.json"])
+    jsonschema.Draft202012Validator(export.schema()).validate(document)
+    record = next(d for d in document["devices"] if d["id"] == "fixture-device")
+    assert record["measured"] == {
+        "memory_bandwidth": {
+            "value": 2.9e12,
+            "how": "copy of `4 GiB` buffers <script>alert(1)</script> [more](javascript:alert(2))",
+            "source": "bench",
+        },
+        "peak_flops.bf16": {"value": 700e12, "how": "a GEMM of 8192 squared", "source": "bench"},
+    }
+    assert record["achieved_fraction"] == {
+        "memory_bandwidth": {"value": 0.8, "source": "bench"},
+        "peak_flops": {"value": 0.7, "source": "bench"},
+    }
 
 
 def test_the_build_warns_of_what_kb_check_finds_and_strict_fails(

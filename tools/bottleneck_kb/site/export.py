@@ -87,6 +87,14 @@ def _device(device: Device) -> dict[str, Any]:
         "quantities": {name: m.value for name, m in device.quantities.items()},
         "peak_flops": {dtype: m.value for dtype, m in device.peak_flops.items()},
         "ridge": ridge_points(device),
+        "measured": {
+            name: {"value": m.value.value, "how": m.how, "source": m.source}
+            for name, figure in device.figures.items()
+            if (m := figure.measured) is not None
+        },
+        "achieved_fraction": {
+            name: {"value": a.value, "source": a.source} for name, a in device.achieved.items()
+        },
         "sources": [
             {
                 "id": s.id,

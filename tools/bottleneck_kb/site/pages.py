@@ -594,6 +594,39 @@ def _source(device: Device, source_id: str) -> str:
     return f'<a href="{text(found.url)}" rel="nofollow noopener">{text(found.title)}</a>'
 
 
+def _measured(device: Device, name: str, label: str) -> list[list[str]]:
+    """The row under figure `name` (shown as `label`) for its measured value, if it has one:
+    figure, value, how it was measured, source."""
+    measured = device.figures[name].measured
+    if measured is None:
+        return []
+    value = measured.value.value
+    return [
+        [
+            f"{text(label)}, measured",
+            _number_cell(value, format_quantity(value, _unit(name))),
+            f"measured: {inline(measured.how)}",
+            _source(device, measured.source),
+        ]
+    ]
+
+
+def _achieved(device: Device, field: str, label: str) -> list[list[str]]:
+    """The row for the typical achieved fraction of catalog field `field` (shown as `label`),
+    if the device has one: figure, fraction, what it is, source."""
+    fraction = device.achieved.get(field)
+    if fraction is None:
+        return []
+    return [
+        [
+            f"{text(label)}, typical achieved fraction",
+            _number_cell(fraction.value, number(fraction.value)),
+            "fraction of the datasheet value reached in practice",
+            _source(device, fraction.source),
+        ]
+    ]
+
+
 def _sources(device: Device) -> str:
     """Every source of the device's figures: title, publisher, kind and the date it was read."""
     items = "".join(
@@ -610,39 +643,42 @@ def _device_page(
     here = device_page(device.id)
     ridges = ridge_points(device)
     bandwidth = device.quantities["memory_bandwidth"].value
-    figures = [
-        [
-            text(name.replace("_", " ")),
-            _number_cell(figure.value.value, format_quantity(figure.value.value, _unit(name))),
-            text(figure.basis),
-            _source(device, figure.source),
-        ]
-        for name, figure in device.figures.items()
-        if not name.startswith(PEAK_FLOPS + ".")
-    ]
-    dtypes = _dtypes(device.peak_flops)
+    # Each figure's measured value and typical achieved fraction are rows under its own.
+    figures = []
+    for name, figure in device.figures.items():
+        if name.startswith(PEAK_FLOPS + "."):
+            continue
+        label = name.replace("_", " ")
+        figures.append(
+            [
+                text(label),
+                _number_cell(figure.value.value, format_quantity(figure.value.value, _unit(name))),
+                text(figure.basis),
+                _source(device, figure.source),
+            ]
+        )
+        figures += _measured(device, name, label) + _achieved(device, name, label)
+    peaks = []
+    for dtype in _dtypes(device.peak_flops):
+        peak = device.figures[f"{PEAK_FLOPS}.{dtype}"]
+        peaks.append(
+            [
+                text(dtype),
+                _number_cell(peak.value.value, format_quantity(peak.value.value, "FLOP/s")),
+                text(peak.basis),
+                _source(device, peak.source),
+                _number_cell(ridges[dtype], format_quantity(ridges[dtype], "FLOP/B")),
+            ]
+        )
+        peaks += [[*row, ""] for row in _measured(device, f"{PEAK_FLOPS}.{dtype}", dtype)]
+    peaks += [[*row, ""] for row in _achieved(device, PEAK_FLOPS, "every data type")]
     body = [
         f'<h1 id="kb-title">{text(device.name)}</h1>',
         f'<p class="kb-vendor">{text(device.vendor)}</p>',
         "## Figures",
         _table(["figure", "value", "basis", "source"], figures),
         "## Ridge point per data type",
-        _table(
-            ["data type", "dense peak", "source", "ridge point"],
-            (
-                [
-                    text(dtype),
-                    _number_cell(
-                        device.peak_flops[dtype].value,
-                        format_quantity(device.peak_flops[dtype].value, "FLOP/s"),
-                    ),
-                    _source(device, device.figures[f"{PEAK_FLOPS}.{dtype}"].source),
-                    _number_cell(ridges[dtype], format_quantity(ridges[dtype], "FLOP/B")),
-                ]
-                for dtype in dtypes
-            ),
-            "kb-ridges",
-        ),
+        _table(["data type", "dense peak", "basis", "source", "ridge point"], peaks, "kb-ridges"),
         "## Sources",
         _sources(device),
     ]
