@@ -527,6 +527,24 @@ def test_the_dtype_picker_uses_that_dtypes_dense_peak(
     assert math.isclose(float(table(page)[H100]["time"]), expected.time, rel_tol=1e-9)
 
 
+@pytest.mark.parametrize("dtype", ["constructor", "fp99"])
+def test_a_dtype_the_catalog_lacks_is_ignored_with_a_note(
+    browser: Browser, knowledge_base: KnowledgeBase, dtype: str
+) -> None:
+    entry = knowledge_base.entry(LM_HEAD)
+    assert entry is not None and entry.intensity.dtype == "bf16"
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}&@dtype={dtype}")
+    assert page.locator(".kb-x-notes li").all_text_contents() == [
+        f"ignored dtype \u201c{dtype}\u201d"
+    ]
+    assert page.locator('select[aria-label="dtype"]').input_value() == "bf16"
+    expected = evaluate_entry(entry, knowledge_base.catalog.devices, on=[H100]).results[0]
+    summary = page.locator(".kb-x-summary").inner_text()
+    assert summary.endswith(f", dense bf16 peak: {expected.verdict}-bound on 1 of 1."), summary
+    assert math.isclose(float(table(page)[H100]["time"]), expected.time, rel_tol=1e-9)
+    assert page.locator(".kb-x-link").get_attribute("href") == f"/{entry_url(LM_HEAD)}#@on={H100}"
+
+
 def test_without_javascript_the_explorer_stays_hidden(browser: Browser) -> None:
     context = browser.browser.new_context(java_script_enabled=False)
     context.route("**/*", browser._route)

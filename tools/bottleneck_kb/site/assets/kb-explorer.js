@@ -219,6 +219,9 @@
     var bySymbol = map();
     data.symbols.forEach(function (s) { bySymbol[s.symbol] = s; });
     var known = data.devices.map(function (d) { return d.id; });
+    // The dtypes the page offers: the entry's and those of the catalog's devices, whichever
+    // devices the link chooses (`@dtype` may come before `@on`).
+    var dtypes = dtypesOf(data, known);
     fragmentParts(fragment, notes).forEach(function (pair) {
       var key = pair[0], value = pair[1];
       if (key === "@on") {
@@ -229,7 +232,7 @@
         });
         if (chosen.length) state.devices = chosen;
       } else if (key === "@dtype") {
-        if (/^[a-z0-9]+$/.test(value)) state.dtype = value;
+        if (dtypes.indexOf(value) >= 0) state.dtype = value;
         else notes.push("ignored dtype \u201c" + value + "\u201d");
       } else if (key === "@w") {
         var index = Number(value);
