@@ -378,7 +378,7 @@ def test_out_of_range_and_invalid_values_in_a_link_are_clamped_or_ignored_with_a
 ) -> None:
     page = browser.open(f"{entry_url(LM_HEAD)}#B=1e9&k=alert(1)&nope=3&@on={H100},evil&@w=99&d=-5")
     notes = page.locator(".kb-x-notes li").all_text_contents()
-    assert "B=1000000000 is outside its range [1, 512]; set to 512" in notes
+    assert "B=1e9 is outside its range [1, 512]; set to 512" in notes
     assert "ignored k=\u201calert(1)\u201d: not a number" in notes
     assert "ignored \u201cnope\u201d: not a symbol of this entry" in notes
     assert "ignored unknown device \u201cevil\u201d" in notes
@@ -386,6 +386,21 @@ def test_out_of_range_and_invalid_values_in_a_link_are_clamped_or_ignored_with_a
     assert "d=-5 is outside its range [1024, 16384]; set to 1024" in notes
     assert page.locator('[data-symbol="B"][type=number]').input_value() == "512"
     assert list(table(page)) == [H100]
+
+
+def test_a_value_past_a_range_end_is_shown_as_given(browser: Browser) -> None:
+    page = browser.open(f"{entry_url(LM_HEAD)}#B=512.0000000001&d=1e-400")
+    assert page.locator(".kb-x-notes li").all_text_contents() == [
+        "B=512.0000000001 is outside its range [1, 512]; set to 512",
+        "d=1e-400 is outside its range [1024, 16384]; set to 1024",
+    ]
+    field = page.locator('.kb-explorer input[type=number][data-symbol="B"]')
+    field.fill("0.9999999999")
+    field.dispatch_event("change")
+    assert page.locator(".kb-x-notes li").all_text_contents() == [
+        "B=0.9999999999 is outside its range [1, 512]; set to 1"
+    ]
+    assert field.input_value() == "1"
 
 
 def test_hostile_text_and_formulas_run_no_script(browser: Browser) -> None:

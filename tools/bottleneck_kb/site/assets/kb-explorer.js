@@ -207,7 +207,7 @@
     } else if (symbol.range === null) {
       notes.push("ignored " + symbol.symbol + ": it has no range, so it keeps its typical value");
     } else {
-      return clamp(symbol, Number(text), notes);
+      return clamp(symbol, text, notes);
     }
     return undefined;
   }
@@ -248,11 +248,15 @@
     });
   }
 
-  function clamp(symbol, x, notes) {
+  /* The number `text` gives, within the symbol's range: past an end, the end, with a note that
+     shows the value as the reader gave it: 4096.0000000001, not rounded onto the end it is past
+     (as `kb eval --set` shows it), and 1e-400, not the 0 it reads as. */
+  function clamp(symbol, text, notes) {
+    var x = Number(text);
     var lo = symbol.range[0], hi = symbol.range[1];
     if (x >= lo && x <= hi) return x;
     var kept = x < lo ? lo : hi;
-    notes.push(symbol.symbol + "=" + plain(x) + " is outside its range [" + plain(lo) + ", " +
+    notes.push(symbol.symbol + "=" + text + " is outside its range [" + plain(lo) + ", " +
       plain(hi) + "]; set to " + plain(kept));
     return kept;
   }
@@ -794,7 +798,7 @@
       var s = symbols[name];
       // The reader's value kept from before a change of entries, else the typical one.
       var start = has(before, name) ? before[name] : s.typical !== null ? s.typical : s.range[0];
-      if (!has(values, name)) values[name] = clamp(s, start, self.notes);
+      if (!has(values, name)) values[name] = clamp(s, used(start), self.notes);
       var field = el("input", { type: "number", step: "any", "data-symbol": name, "aria-label": name });
       field.value = String(self.state.values[name]);
       field.addEventListener("change", function () {
