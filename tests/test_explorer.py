@@ -14,7 +14,7 @@ import posixpath
 import random
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import markdown
 import pytest
@@ -378,7 +378,7 @@ def test_out_of_range_and_invalid_values_in_a_link_are_clamped_or_ignored_with_a
 ) -> None:
     page = browser.open(f"{entry_url(LM_HEAD)}#B=1e9&k=alert(1)&nope=3&@on={H100},evil&@w=99&d=-5")
     notes = page.locator(".kb-x-notes li").all_text_contents()
-    assert "B=1000000000 is outside its range [1, 512]; set to 512" in notes
+    assert "B=1e9 is outside its range [1, 512]; set to 512" in notes
     assert "ignored k=\u201calert(1)\u201d: not a number" in notes
     assert "ignored \u201cnope\u201d: not a symbol of this entry" in notes
     assert "ignored unknown device \u201cevil\u201d" in notes
@@ -386,6 +386,21 @@ def test_out_of_range_and_invalid_values_in_a_link_are_clamped_or_ignored_with_a
     assert "d=-5 is outside its range [1024, 16384]; set to 1024" in notes
     assert page.locator('[data-symbol="B"][type=number]').input_value() == "512"
     assert list(table(page)) == [H100]
+
+
+def test_a_value_past_a_range_end_is_shown_as_given(browser: Browser) -> None:
+    page = browser.open(f"{entry_url(LM_HEAD)}#B=512.0000000001&d=1e-400")
+    assert page.locator(".kb-x-notes li").all_text_contents() == [
+        "B=512.0000000001 is outside its range [1, 512]; set to 512",
+        "d=1e-400 is outside its range [1024, 16384]; set to 1024",
+    ]
+    field = page.locator('.kb-explorer input[type=number][data-symbol="B"]')
+    field.fill("0.9999999999")
+    field.dispatch_event("change")
+    assert page.locator(".kb-x-notes li").all_text_contents() == [
+        "B=0.9999999999 is outside its range [1, 512]; set to 1"
+    ]
+    assert field.input_value() == "1"
 
 
 def test_hostile_text_and_formulas_run_no_script(browser: Browser) -> None:
@@ -404,19 +419,26 @@ def test_hostile_text_and_formulas_run_no_script(browser: Browser) -> None:
     assert browser.dialogs == []
 
 
-def test_compare_page_shows_entries_side_by_side(
-    browser: Browser, knowledge_base: KnowledgeBase
-) -> None:
-    entries = repository_entries(knowledge_base)
-    ids = ",".join(e.id for e in entries)
-    page = browser.open(f"compare/#@entries={ids}&@on={H100},amd-instinct-mi300x&B=80")
+def compare(browser: Browser, fragment: str) -> tuple[Any, list[list[Any]]]:
+    """The compare page opened at `fragment`, and its rows once the entries have loaded: entry,
+    device, and each quantity's raw value (`data-value`)."""
+    page = browser.open(f"compare/{fragment}")
     page.wait_for_selector(".kb-compare .kb-x-results tr[data-entry]")
-    rows = page.eval_on_selector_all(
+    rows: list[list[Any]] = page.eval_on_selector_all(
         ".kb-compare tr[data-entry]",
         """rows => rows.map(r => [r.dataset.entry, r.dataset.device, Object.fromEntries(
             [...r.querySelectorAll('[data-quantity]')].map(c => [c.dataset.quantity,
              c.dataset.value === undefined ? c.textContent : c.dataset.value]))])""",
     )
+    return page, rows
+
+
+def test_compare_page_shows_entries_side_by_side(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    entries = repository_entries(knowledge_base)
+    ids = ",".join(e.id for e in entries)
+    page, rows = compare(browser, f"#@entries={ids}&@on={H100},amd-instinct-mi300x&B=80")
     shared = page.eval_on_selector_all(
         ".kb-compare input[data-symbol]",
         "fields => Object.fromEntries(fields.map(f => [f.dataset.symbol, Number(f.value)]))",
@@ -439,6 +461,45 @@ def test_compare_page_shows_entries_side_by_side(
         assert shown["verdict"] == result.verdict
         assert math.isclose(float(shown["time"]), result.time, rel_tol=1e-9)
     assert any("verdict" in shown for _, _, shown in rows)
+
+
+def test_compare_page_link_sets_only_ranged_symbols_and_says_what_it_ignores(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    catalog = knowledge_base.catalog.devices
+    floored = knowledge_base.entry(FLOORED)
+    assert floored is not None and floored.symbols["N"].range is None
+    fragment = f"#@entries={FLOORED}&@on={H100}&N=0&x=261300&__proto__=1&constructor=2"
+    page, rows = compare(browser, fragment)
+    assert page.locator(".kb-compare .kb-x-notes li").all_text_contents() == [
+        "ignored N: it has no range, so it keeps its typical value",
+        "x=261300 is outside its range [261000, 261200]; set to 261200",
+        "ignored \u201c__proto__\u201d: not a symbol of the entries chosen",
+        "ignored \u201cconstructor\u201d: not a symbol of the entries chosen",
+    ]
+    # N keeps its typical value, so the device is evaluated; the link keeps only x.
+    expected = evaluate_entry(floored, catalog, on=[H100], overrides={"x": 261200}).results[0]
+    ((_, device, shown),) = rows
+    assert (device, shown["verdict"]) == (H100, expected.verdict)
+    assert math.isclose(float(shown["time"]), expected.time, rel_tol=1e-9)
+    written = f"#@entries={quote(FLOORED, safe='')}&@on={H100}&x=261200"
+    assert page.evaluate("location.hash") == written
+
+    # N has a range in the odd entry only: the link sets it there, and the floored entry
+    # keeps its typical N.
+    page, rows = compare(browser, f"#@entries={FLOORED},{ODD}&@on={H100}&N=5&constructor=65")
+    assert page.locator(".kb-compare .kb-x-notes li").all_text_contents() == [
+        "constructor=65 is outside its range [1, 64]; set to 64"
+    ]
+    at = {FLOORED: {}, ODD: {"N": 5.0, "constructor": 64.0}}
+    assert sorted(entry for entry, _, _ in rows) == [FLOORED, ODD]
+    for entry_id, device, shown in rows:
+        entry = knowledge_base.entry(entry_id)
+        assert entry is not None
+        result = evaluate_entry(entry, catalog, on=[device], overrides=at[entry_id]).results[0]
+        assert shown["verdict"] == result.verdict, entry_id
+        assert math.isclose(float(shown["time"]), result.time, rel_tol=1e-9), entry_id
+    assert browser.errors == []
 
 
 def test_no_request_left_localhost_and_the_page_is_light(browser: Browser, built: Path) -> None:
@@ -479,6 +540,24 @@ def test_the_dtype_picker_uses_that_dtypes_dense_peak(
         knowledge_base.entry(LM_HEAD) or pytest.fail(), knowledge_base.catalog.devices, on=[H100]
     ).results[0]
     assert math.isclose(float(table(page)[H100]["time"]), expected.time, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["constructor", "fp99"])
+def test_a_dtype_the_catalog_lacks_is_ignored_with_a_note(
+    browser: Browser, knowledge_base: KnowledgeBase, dtype: str
+) -> None:
+    entry = knowledge_base.entry(LM_HEAD)
+    assert entry is not None and entry.intensity.dtype == "bf16"
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}&@dtype={dtype}")
+    assert page.locator(".kb-x-notes li").all_text_contents() == [
+        f"ignored dtype \u201c{dtype}\u201d"
+    ]
+    assert page.locator('select[aria-label="dtype"]').input_value() == "bf16"
+    expected = evaluate_entry(entry, knowledge_base.catalog.devices, on=[H100]).results[0]
+    summary = page.locator(".kb-x-summary").inner_text()
+    assert summary.endswith(f", dense bf16 peak: {expected.verdict}-bound on 1 of 1."), summary
+    assert math.isclose(float(table(page)[H100]["time"]), expected.time, rel_tol=1e-9)
+    assert page.locator(".kb-x-link").get_attribute("href") == f"/{entry_url(LM_HEAD)}#@on={H100}"
 
 
 def test_without_javascript_the_explorer_stays_hidden(browser: Browser) -> None:

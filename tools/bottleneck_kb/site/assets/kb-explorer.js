@@ -182,6 +182,36 @@
 
   var NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
+  /* A fragment's parts as decoded [key, value] pairs (a part without `=` has the value "");
+     a part that does not decode is left out and said in `notes`. */
+  function fragmentParts(fragment, notes) {
+    var pairs = [];
+    fragment.replace(/^#/, "").split("&").forEach(function (part) {
+      if (!part) return;
+      var at = part.indexOf("=");
+      try {
+        pairs.push([decodeURIComponent(at < 0 ? part : part.slice(0, at)),
+          at < 0 ? "" : decodeURIComponent(part.slice(at + 1))]);
+      } catch (e) { notes.push("ignored a malformed part of the link"); }
+    });
+    return pairs;
+  }
+
+  /* The value a reader gives a symbol as text (in a link or a field): a number clamped to the
+     symbol's range, or undefined when it is not a number or the symbol has no range (the
+     formulas are checked on a symbol's range only, so one without keeps its typical value).
+     Whatever is ignored or clamped is said in `notes`. */
+  function given(symbol, text, notes) {
+    if (!NUMBER.test(text) || !isFinite(Number(text))) {
+      notes.push("ignored " + symbol.symbol + "=\u201c" + text + "\u201d: not a number");
+    } else if (symbol.range === null) {
+      notes.push("ignored " + symbol.symbol + ": it has no range, so it keeps its typical value");
+    } else {
+      return clamp(symbol, text, notes);
+    }
+    return undefined;
+  }
+
   /* The state a fragment asks for, each value checked: symbols by name (`B=80`), devices
      (`@on=a,b`), dtype (`@dtype=fp8`), workaround (`@w=1`); anything else is ignored, and
      every value ignored or clamped is said in `notes`. */
@@ -189,14 +219,11 @@
     var bySymbol = map();
     data.symbols.forEach(function (s) { bySymbol[s.symbol] = s; });
     var known = data.devices.map(function (d) { return d.id; });
-    fragment.replace(/^#/, "").split("&").forEach(function (part) {
-      if (!part) return;
-      var at = part.indexOf("=");
-      var key, value;
-      try {
-        key = decodeURIComponent(at < 0 ? part : part.slice(0, at));
-        value = at < 0 ? "" : decodeURIComponent(part.slice(at + 1));
-      } catch (e) { notes.push("ignored a malformed part of the link"); return; }
+    // The dtypes the page offers: the entry's and those of the catalog's devices, whichever
+    // devices the link chooses (`@dtype` may come before `@on`).
+    var dtypes = dtypesOf(data, known);
+    fragmentParts(fragment, notes).forEach(function (pair) {
+      var key = pair[0], value = pair[1];
       if (key === "@on") {
         var chosen = value.split(",").filter(function (id) {
           if (known.indexOf(id) >= 0) return true;
@@ -205,7 +232,7 @@
         });
         if (chosen.length) state.devices = chosen;
       } else if (key === "@dtype") {
-        if (/^[a-z0-9]+$/.test(value)) state.dtype = value;
+        if (dtypes.indexOf(value) >= 0) state.dtype = value;
         else notes.push("ignored dtype \u201c" + value + "\u201d");
       } else if (key === "@w") {
         var index = Number(value);
@@ -213,25 +240,23 @@
         else if (Number.isInteger(index) && index >= 0 && index < data.workarounds.length) state.workaround = index;
         else notes.push("ignored workaround \u201c" + value + "\u201d");
       } else if (has(bySymbol, key)) {
-        var symbol = bySymbol[key];
-        if (!NUMBER.test(value) || !isFinite(Number(value))) {
-          notes.push("ignored " + key + "=\u201c" + value + "\u201d: not a number");
-        } else if (symbol.range === null) {
-          notes.push("ignored " + key + ": it has no range, so it keeps its typical value");
-        } else {
-          state.values[key] = clamp(symbol, Number(value), notes);
-        }
+        var x = given(bySymbol[key], value, notes);
+        if (x !== undefined) state.values[key] = x;
       } else {
         notes.push("ignored \u201c" + key + "\u201d: not a symbol of this entry");
       }
     });
   }
 
-  function clamp(symbol, x, notes) {
+  /* The number `text` gives, within the symbol's range: past an end, the end, with a note that
+     shows the value as the reader gave it: 4096.0000000001, not rounded onto the end it is past
+     (as `kb eval --set` shows it), and 1e-400, not the 0 it reads as. */
+  function clamp(symbol, text, notes) {
+    var x = Number(text);
     var lo = symbol.range[0], hi = symbol.range[1];
     if (x >= lo && x <= hi) return x;
     var kept = x < lo ? lo : hi;
-    notes.push(symbol.symbol + "=" + plain(x) + " is outside its range [" + plain(lo) + ", " +
+    notes.push(symbol.symbol + "=" + text + " is outside its range [" + plain(lo) + ", " +
       plain(hi) + "]; set to " + plain(kept));
     return kept;
   }
@@ -375,12 +400,8 @@
     });
     field.addEventListener("change", function () {
       self.notes = [];
-      var text = field.value.trim();
-      if (!NUMBER.test(text) || !isFinite(Number(text))) {
-        self.notes.push("ignored " + s.symbol + "=\u201c" + text + "\u201d: not a number");
-      } else {
-        self.state.values[s.symbol] = clamp(s, Number(text), self.notes);
-      }
+      var x = given(s, field.value.trim(), self.notes);
+      if (x !== undefined) self.state.values[s.symbol] = x;
       field.value = String(self.state.values[s.symbol]);
       slider.value = String(valueToSlider(s, self.state.values[s.symbol]));
       self.update(true);
@@ -670,6 +691,9 @@
     this.listed = listed;
     this.notes = [];
     this.state = { entries: [], devices: null, values: map() };
+    // The link's symbol values, as [name, text]: checked once the entries chosen have loaded
+    // and their symbols are known.
+    this.asked = [];
     this.readFragment();
     root.appendChild(el("p", {}, ["Pick two or more entries, or one entry and several devices: " +
       "their lower-bound times and verdicts side by side, at the same values of the symbols they share."]));
@@ -697,12 +721,8 @@
   Compare.prototype.readFragment = function () {
     var self = this;
     var ids = this.listed.map(function (e) { return e.id; });
-    window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
-      var at = part.indexOf("=");
-      if (at < 0) return;
-      var key, value;
-      try { key = decodeURIComponent(part.slice(0, at)); value = decodeURIComponent(part.slice(at + 1)); }
-      catch (e) { self.notes.push("ignored a malformed part of the link"); return; }
+    fragmentParts(window.location.hash, this.notes).forEach(function (pair) {
+      var key = pair[0], value = pair[1];
       if (key === "@entries") {
         self.state.entries = value.split(",").filter(function (id) {
           if (ids.indexOf(id) >= 0) return true;
@@ -711,10 +731,8 @@
         });
       } else if (key === "@on") {
         self.state.devices = value.split(",");
-      } else if (NUMBER.test(value) && isFinite(Number(value))) {
-        self.state.values[key] = Number(value);
       } else {
-        self.notes.push("ignored " + key + "=\u201c" + value + "\u201d");
+        self.asked.push(pair);
       }
     });
   };
@@ -732,15 +750,19 @@
     });
   };
 
-  /* The shared symbols (by name, the range where all entries define it) and the devices. */
+  /* The shared symbols (by name, the range where every entry that ranges it defines it) and
+     the devices. The link's symbol values are checked here, by the entry explorer's rules,
+     once the entries' symbols are known; the state keeps values of shared symbols only, so
+     the link written back carries no other key. */
   Compare.prototype.build = function () {
     var self = this;
     var symbols = map();
+    var fixed = map();
     var devices = [];
     this.state.entries.forEach(function (id) {
       var data = registry[id].data;
       data.symbols.forEach(function (s) {
-        if (s.range === null) return;
+        if (s.range === null) { fixed[s.symbol] = s; return; }
         var known = symbols[s.symbol];
         symbols[s.symbol] = known ? { symbol: s.symbol, unit: s.unit, name: s.name, typical: known.typical,
           range: [Math.max(known.range[0], s.range[0]), Math.min(known.range[1], s.range[1])] } : s;
@@ -749,17 +771,40 @@
     });
     if (this.state.devices === null) this.state.devices = devices.slice();
     this.state.devices = this.state.devices.filter(function (d) { return devices.indexOf(d) >= 0; });
+    var shared = Object.keys(symbols).sort().filter(function (name) {
+      if (symbols[name].range[0] <= symbols[name].range[1]) return true;
+      self.notes.push(name + ": the entries' ranges do not overlap");
+      return false;
+    });
+    var before = this.state.values;
+    var values = map();
+    this.asked.forEach(function (pair) {
+      var key = pair[0];
+      if (shared.indexOf(key) >= 0) {
+        var x = given(symbols[key], pair[1], self.notes);
+        if (x !== undefined) values[key] = x;
+      } else if (has(symbols, key)) {
+        return; // ranges that do not overlap: said above
+      } else if (has(fixed, key)) {
+        given(fixed[key], pair[1], self.notes); // refused and said: no entry gives it a range
+      } else {
+        self.notes.push("ignored \u201c" + key + "\u201d: not a symbol of the entries chosen");
+      }
+    });
+    this.asked = [];
+    this.state.values = values;
     this.controls.textContent = "";
-    Object.keys(symbols).sort().forEach(function (name) {
+    shared.forEach(function (name) {
       var s = symbols[name];
-      if (s.range[0] > s.range[1]) { self.notes.push(name + ": the entries' ranges do not overlap"); return; }
-      if (!has(self.state.values, name)) self.state.values[name] = s.typical !== null ? s.typical : s.range[0];
-      self.state.values[name] = clamp(s, self.state.values[name], self.notes);
+      // The reader's value kept from before a change of entries, else the typical one.
+      var start = has(before, name) ? before[name] : s.typical !== null ? s.typical : s.range[0];
+      if (!has(values, name)) values[name] = clamp(s, used(start), self.notes);
       var field = el("input", { type: "number", step: "any", "data-symbol": name, "aria-label": name });
       field.value = String(self.state.values[name]);
       field.addEventListener("change", function () {
         self.notes = [];
-        if (NUMBER.test(field.value.trim())) self.state.values[name] = clamp(s, Number(field.value), self.notes);
+        var x = given(s, field.value.trim(), self.notes);
+        if (x !== undefined) self.state.values[name] = x;
         field.value = String(self.state.values[name]);
         self.render();
       });
@@ -792,7 +837,10 @@
       var entry = registry[id];
       if (!entry) return;
       var values = map();
-      entry.data.symbols.forEach(function (s) { if (has(self.state.values, s.symbol)) values[s.symbol] = self.state.values[s.symbol]; });
+      // A symbol without a range in this entry keeps its typical value there, as on its page.
+      entry.data.symbols.forEach(function (s) {
+        if (s.range !== null && has(self.state.values, s.symbol)) values[s.symbol] = self.state.values[s.symbol];
+      });
       var evaluation = evaluate(id, { values: values, devices: self.state.devices || [], dtype: entry.data.dtype, workaround: null });
       evaluation.results.forEach(function (r) {
         var row = el("tr", { "data-entry": id, "data-device": r.device }, [el("td", {}, [entry.data.title]), el("td", {}, [r.name])]);
