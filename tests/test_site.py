@@ -750,3 +750,10 @@ def test_a_link_in_a_title_is_text_where_the_title_is_itself_a_link(kb_root: Pat
     page = site.pages["entries/fixtures/minimal.md"]
     assert 'rel="nofollow noopener">Paper <span>mirror</span></a>' in page
     assert '<a href="https://evil.example/phish" rel="nofollow noopener">read the entry</a>' in page
+
+
+def test_a_count_among_a_devices_figures_is_a_whole_number(kb_root: Path) -> None:
+    """The scale-up domain's 8 devices read "8.0", a ratio's form."""
+    page = build_site(kb_root, Options()).pages["devices/nvidia-h100-sxm.md"]
+    row = next(r for r in page.split("<tr>") if r.startswith("<td>scale up domain</td>"))
+    assert 'data-value="8.0">8</td>' in row

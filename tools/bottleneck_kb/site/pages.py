@@ -594,6 +594,13 @@ def _source(device: Device, source_id: str) -> str:
     return f'<a href="{text(found.url)}" rel="nofollow noopener">{text(found.title)}</a>'
 
 
+def _figure_cell(value: float, name: str) -> str:
+    """A device figure's value in its unit; a count (the scale-up domain's devices) as a
+    whole number, not as a ratio's `8.0`."""
+    unit = _unit(name)
+    return _number_cell(value, format_quantity(value, unit) if unit else number(value))
+
+
 def _measured(device: Device, name: str, label: str) -> list[list[str]]:
     """The row under figure `name` (shown as `label`) for its measured value, if it has one:
     figure, value, how it was measured, source."""
@@ -604,7 +611,7 @@ def _measured(device: Device, name: str, label: str) -> list[list[str]]:
     return [
         [
             f"{text(label)}, measured",
-            _number_cell(value, format_quantity(value, _unit(name))),
+            _figure_cell(value, name),
             f"measured: {inline(measured.how)}",
             _source(device, measured.source),
         ]
@@ -652,7 +659,7 @@ def _device_page(
         figures.append(
             [
                 text(label),
-                _number_cell(figure.value.value, format_quantity(figure.value.value, _unit(name))),
+                _figure_cell(figure.value.value, name),
                 text(figure.basis),
                 _source(device, figure.source),
             ]
