@@ -757,3 +757,23 @@ def test_a_count_among_a_devices_figures_is_a_whole_number(kb_root: Path) -> Non
     page = build_site(kb_root, Options()).pages["devices/nvidia-h100-sxm.md"]
     row = next(r for r in page.split("<tr>") if r.startswith("<td>scale up domain</td>"))
     assert 'data-value="8.0">8</td>' in row
+
+
+@pytest.mark.parametrize("low", [1.0e-150, 5.68e-60, 1.13e-132, 1.17e104])
+def test_a_chart_up_to_the_largest_float_is_drawn(kb_root: Path, low: float) -> None:
+    """The last point's logarithm rounded one ulp past the largest float's, and its exp ended
+    the site build in an OverflowError."""
+    entry_file = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    text = entry_file.read_text("utf-8").replace(
+        "range: [1, 1024]", f"range: [{low!r}, 1.7976931348623157e+308]"
+    )
+    text = text.replace("typical: 8\n", "typical: 1.0e+200\n")
+    entry_file.write_text(text.replace("flops: 2 * B * N", "flops: 2 * N + B / 1e300"), "utf-8")
+    assert check(kb_root).errors == 0
+    kb = KnowledgeBase.load(kb_root)
+    (entry,) = kb.entries
+
+    view = compute_view(entry, list(kb.catalog.devices.values()))
+
+    assert view.error is None and view.sweep is not None
+    assert view.sweep.points[-1][0] == 1.7976931348623157e308

@@ -323,22 +323,36 @@ def crossovers(
     return found
 
 
-def sweep(lo: float, hi: float) -> list[float]:
-    """The points a crossover search samples in [lo, hi], both ends included: geometric when
-    the range spans more than a decade of positive values, else even."""
+def sweep(
+    lo: float, hi: float, count: int = CROSSOVER_SAMPLES, geometric: bool | None = None
+) -> list[float]:
+    """`count` points spread over [lo, hi], both ends included and none past them, whatever
+    their size: geometric when `geometric` (by default, when the range spans more than a
+    decade of positive values), else even."""
     if lo == hi:
         return [lo]
-    if lo > 0 and hi / lo > 10:
-        step = math.log(hi / lo) / (CROSSOVER_SAMPLES - 1)
-        inner = [lo * math.exp(step * i) for i in range(1, CROSSOVER_SAMPLES - 1)]
+    last = count - 1
+    if geometric is None:
+        geometric = lo > 0 and hi / lo > 10
+    if geometric:
+        # From the logarithms: hi / lo overflows across more than 308 decades.
+        start, end = math.log(lo), math.log(hi)
+        inner = [_exp_at_most(start + (end - start) / last * i, hi) for i in range(1, last)]
     else:
-        last = CROSSOVER_SAMPLES - 1
         step = (hi - lo) / last
         if math.isfinite(step):
             inner = [lo + step * i for i in range(1, last)]
         else:  # hi - lo is past the largest float: weigh the ends instead
             inner = [lo / last * (last - i) + hi / last * i for i in range(1, last)]
     return [lo, *(min(max(x, lo), hi) for x in inner), hi]
+
+
+def _exp_at_most(exponent: float, limit: float) -> float:
+    """e ** exponent, or `limit` where the rounded logarithms put it past the largest float."""
+    try:
+        return math.exp(exponent)
+    except OverflowError:
+        return limit
 
 
 def _ratio(base: float, modeled: float, what: str, where: WrittenFormula) -> float:

@@ -27,7 +27,7 @@ from typing import Any
 from .. import __version__
 from ..atomic import written_beside
 from ..errors import KBError
-from ..evaluation import evaluate_entry
+from ..evaluation import evaluate_entry, sweep
 from ..formula import FormulaError
 from ..model import Device, Entry
 from ..numbers import format_quantity, format_seconds, number
@@ -128,13 +128,9 @@ def _sweep(
     entry: Entry, formulas: Formulas, symbol: str, bounds: tuple[float, float]
 ) -> Sweep | None:
     lo, hi = bounds
-    log = lo > 0 and hi / lo >= 100  # spans decades
-    # Logarithms apart: hi / lo overflows across more than 308 decades.
-    step = (math.log(hi) - math.log(lo) if log else hi - lo) / (SWEEP_POINTS - 1)
+    log = lo > 0 and math.log10(hi) - math.log10(lo) >= 2  # spans decades: a log axis
     points = []
-    for i in range(SWEEP_POINTS):
-        # Clamped: the logarithms round, and a point outside the range is outside its domain.
-        x = min(hi, max(lo, math.exp(math.log(lo) + step * i))) if log else lo + step * i
+    for x in sweep(lo, hi, SWEEP_POINTS, log):
         try:
             done = work(entry, formulas, {symbol: x})
         except EvaluationError:
