@@ -539,3 +539,16 @@ def test_eval_of_an_entry_nothing_is_close_to_says_what_an_id_is(kb_root: Path) 
         2,
         "Error: no entry 'attention/nope'\n    hint: entries/ holds no entry\n",
     )
+
+
+def test_a_speedup_past_a_million_is_not_printed_in_full(kb_root: Path) -> None:
+    """A modeled speedup of 1e300 printed as a 300-digit number."""
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    model = '  - title: W\n    description: D.\n    model: {bytes: "2.0e-291 * N"}\n'
+    text = entry.read_text("utf-8").replace("workarounds: []\n", f"workarounds:\n{model}")
+    entry.write_text(text, "utf-8")
+
+    result = run("eval", "fixtures/minimal", "--root", str(kb_root), "--on", "nvidia-h100-sxm")
+
+    assert result.exit_code == 0, result.output
+    assert "x faster (bytes cut 1.00e+291x; 2.00e-282 B, " in result.output

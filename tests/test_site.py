@@ -777,3 +777,19 @@ def test_a_chart_up_to_the_largest_float_is_drawn(kb_root: Path, low: float) -> 
 
     assert view.error is None and view.sweep is not None
     assert view.sweep.points[-1][0] == 1.7976931348623157e308
+
+
+def test_an_entry_whose_time_rounds_to_zero_has_no_dot_and_the_build_goes_on(
+    kb_root: Path,
+) -> None:
+    """Its FLOPs over its time, where a device's roofline places it, ended the build in a
+    ZeroDivisionError on every device page."""
+    entry_file = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    text = entry_file.read_text("utf-8").replace("flops: 2 * B * N", "flops: 0 * B * N")
+    text = text.replace("bytes: 2 * N", 'bytes: "5.0e-324"')
+    entry_file.write_text(text.replace("bound_by: memory", "bound_by: compute"), "utf-8")
+    assert check(kb_root).errors == 0
+
+    page = build_site(kb_root, Options()).pages["devices/nvidia-h100-sxm.md"]
+
+    assert 'class="kb-dot"' not in page

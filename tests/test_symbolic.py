@@ -500,3 +500,14 @@ def test_an_exponent_whose_symbols_cancel_is_found_wherever_it_is_defined(
         assert ratio_cost(formula, parse("a", names)).degree == 42
     else:
         assert found is not None and refusal in found.message
+
+
+def test_a_constant_power_past_every_float_is_refused_with_its_size_in_words() -> None:
+    """The estimate of its bits was itself infinite, and int() of it an internal error of
+    kb check (exit 2)."""
+    found = power_problem(parse("min(S, 10 ** max(1e308, S))", frozenset({"S"})))
+
+    assert found is not None
+    assert (
+        found.message == "constant power is too large to compute exactly (far more than 4096 bits)"
+    )

@@ -366,10 +366,11 @@ def _refuse_past(
     bits: float | Fraction, text: str, node: ast.BinOp, what: str = "constant power"
 ) -> None:
     if bits > MAX_EXACT_BITS:
+        # An exponent of 1e308 makes the estimate itself past every float.
+        size = f"about {int(bits)}" if math.isfinite(bits) else f"far more than {MAX_EXACT_BITS}"
         raise _Refused(
             SymbolicProblem(
-                f"{what} is too large to compute exactly (about {int(bits)} bits)",
-                offset_of(text, node),
+                f"{what} is too large to compute exactly ({size} bits)", offset_of(text, node)
             )
         )
 

@@ -64,6 +64,12 @@ def format_seconds(value: float, digits: int = 3) -> str:
     return _seconds(value, digits)
 
 
+def times(value: float) -> str:
+    """How many times (a speedup, a cut in bytes): `2.50x`, and past a million `1.00e+307x`,
+    not the 300 digits a fixed point would print."""
+    return f"{value:.2f}x" if abs(value) < 1e6 else f"{value:.2e}x"
+
+
 def number(value: float) -> str:
     """A symbol's value as a person writes it: 4, 0.25, 128256, 1e+09."""
     if math.isfinite(value) and value == int(value) and abs(value) < 1e7:

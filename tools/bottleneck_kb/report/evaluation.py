@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import inert_json, one_line
-from ..numbers import format_quantity, format_seconds, number
+from ..numbers import format_quantity, format_seconds, number, times
 from . import EVALUATION, reporter, table
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
             for device, gain in w.speedup.items():
                 modeled = w.modeled[device]
                 out.append(
-                    f"    {device}: {gain:.2f}x faster (bytes cut {w.bytes_cut[device]:.2f}x; "
+                    f"    {device}: {times(gain)} faster (bytes cut {times(w.bytes_cut[device])}; "
                     f"{format_quantity(modeled.bytes, 'B')}, {format_seconds(modeled.time)}, "
                     f"{modeled.verdict}-bound)"
                 )

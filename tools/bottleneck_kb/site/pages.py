@@ -20,6 +20,7 @@ from ..check import check_read, checked_catalog
 from ..diagnostics import INTERNAL, Diagnostic, Severity, error
 from ..kb import KnowledgeBase
 from ..model import PEAK_FLOPS, Device, Entry, dtype_traits, field_shapes, parameter_dimension
+from ..numbers import times
 from ..schemas import ENTRY, HARDWARE, documented, published, schema
 from . import charts, export
 from .explorer import COMPARE, compare_body, explorer_assets, explorer_block
@@ -453,9 +454,9 @@ def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[st
                     (
                         [
                             text(names[device]),
-                            _number_cell(gain, f"{gain:.2f}x"),
+                            _number_cell(gain, times(gain)),
                             _number_cell(
-                                effect["bytes_cut"][device], f"{effect['bytes_cut'][device]:.2f}x"
+                                effect["bytes_cut"][device], times(effect["bytes_cut"][device])
                             ),
                             _number_cell(
                                 effect["modeled"][device]["time"],
@@ -691,7 +692,13 @@ def _device_page(
     ]
     if device.notes:
         body += ["## Notes", f'<div class="kb-prose">{block(device.notes)}</div>']
-    placed = [(e, r) for e in entries if (r := views[e.id].result(device.id)) is not None]
+    # A dot sits at its intensity and its FLOPs over its time, on logarithmic axes: an entry
+    # with no FLOPs, or whose time rounds to 0 s (bytes of 5e-324), has no place there.
+    placed = [
+        (e, r)
+        for e in entries
+        if (r := views[e.id].result(device.id)) is not None and r["flops"] > 0 and r["time"] > 0
+    ]
     dots = [
         charts.Dot(
             e.title, links.href(here, entry_page(e.id)), r["intensity"], r["flops"] / r["time"]
