@@ -182,7 +182,8 @@ def covering(
         if (p.is_symlink() or not p.is_dir()) and not os.path.abspath(p).startswith(read_by_kb)
     ]
     hardware = os.path.join(os.path.abspath(root), HARDWARE, "")
-    device_changed = any(named.touches(f, os.path.abspath(f)) for f in devices) or (
+    devices_named = [f for f in devices if named.touches(f, os.path.abspath(f))]
+    device_changed = bool(devices_named) or (
         own_catalog and any(os.path.abspath(p).startswith(hardware) for p in removed)
     )
     problems += [d for d in unread if named.touches(root / d.path, os.path.abspath(root / d.path))]
@@ -203,7 +204,7 @@ def covering(
         relating = entries_naming(root, entries, entry_ids(gone, root), RELATED)
         files += _new(root, relating, files)
     shown = {display_path(p, root) for p in (*files, *every)}
-    shown |= {display_path(f, root) for f in devices if named.touches(f, os.path.abspath(f))}
+    shown |= {display_path(f, root) for f in devices_named}
     shown |= {d.path for d in problems}
     return Coverage(files, shown, entries), problems
 
@@ -367,9 +368,9 @@ def _not_in_the_catalog(
     """The knowledge base's own device files (all, or those in `paths`) when its devices come
     from another catalog: they are not read, and are said not to be."""
     files = discover(root, HARDWARE)
-    if paths is not None:  # a file given, or a folder that holds it
-        given = [p.absolute() for p in paths]
-        files = [f for f in files if any(f.absolute().is_relative_to(g) for g in given)]
+    if paths is not None:
+        named = _Named(paths)
+        files = [f for f in files if named.touches(f, os.path.abspath(f))]
     return [
         error(
             NOT_READ,

@@ -346,10 +346,9 @@ def named_files(
     chosen: list[Path] = []
     top = os.path.realpath(root)
     hardware = Path(top, HARDWARE)
-    for given in paths:
-        if not existing(root, [given], diagnostics):  # said in the order the paths were given
+    for path in paths:
+        if not existing(root, [path], diagnostics):  # said in the order the paths were given
             continue
-        path = given
         real = Path(os.path.realpath(path))
         if real.is_relative_to(hardware) and HARDWARE not in folders:
             continue
