@@ -13,6 +13,7 @@ import pytest
 
 from bottleneck_kb import schemas
 from bottleneck_kb.diagnostics import sorted_diagnostics
+from bottleneck_kb.kb import read_document
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY
 from bottleneck_kb.source import load
@@ -186,10 +187,32 @@ def test_a_bare_number_for_text_of_a_set_form_is_told_the_form() -> None:
             7,
             17,
             "KB104",
-            "peak_flops.bf16.value must be a string, not a number (31200000000000.0)",
+            "peak_flops.bf16.value must be a string, not a number (3.12e+13)",
             "The datasheet value with its unit, e.g. '989.4 TFLOP/s'.",
         )
     ]
+
+
+def test_a_bare_number_for_a_figure_is_not_also_told_to_respell_it(tmp_path: Path) -> None:
+    """KB014's hint (write 3.12e+13) would lead to the same KB104: only the schema speaks."""
+    device = tmp_path / "hardware" / "x.yaml"
+    device.parent.mkdir()
+    device.write_text(MINIMAL_DEVICE.replace("{value: 989.4 TFLOP/s,", "{value: 31.2e12,"))
+    document, said = read_document(device, tmp_path, schemas.HARDWARE)
+    assert document is None
+    assert [(d.line, d.col, d.code, d.message) for d in said] == [
+        (7, 17, "KB104", "peak_flops.bf16.value must be a string, not a number (3.12e+13)")
+    ]
+
+
+def test_a_number_the_schema_accepts_is_still_told_to_be_portable(tmp_path: Path) -> None:
+    entry = tmp_path / "entries" / "gemm" / "x.yaml"
+    entry.parent.mkdir(parents=True)
+    assert "typical: 1.0e+9\n" in MINIMAL_ENTRY
+    entry.write_text(MINIMAL_ENTRY.replace("typical: 1.0e+9\n", "typical: 1e9\n"))
+    document, said = read_document(entry, tmp_path, schemas.ENTRY)
+    assert document is not None
+    assert [(d.code, d.hint) for d in said] == [("KB014", "write 1.0e+9")]
 
 
 @pytest.mark.parametrize(

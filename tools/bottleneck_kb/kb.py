@@ -14,7 +14,7 @@ from . import schemas
 from .diagnostics import INTERNAL, Diagnostic, error
 from .errors import BadRequest
 from .model import Device, Entry, build_device, build_entry
-from .source import NOT_A_FILE, Document, load, read_file
+from .source import NOT_A_FILE, PORTABLE_NUMBER, Document, load, read_file
 
 T = TypeVar("T")
 
@@ -161,7 +161,14 @@ def read_document(
         return None, problems
     invalid = schemas.validate(kind, document)
     if invalid:
-        return None, problems + invalid
+        # A number where the schema wants another type (a figure's value, which carries its
+        # unit) is told so by the schema; KB014's hint to spell the number otherwise would
+        # only lead to that same error.
+        retyped = {(d.line, d.col) for d in invalid if d.code == schemas.WRONG_TYPE}
+        kept = [
+            p for p in problems if p.code != PORTABLE_NUMBER or (p.line, p.col) not in retyped
+        ]
+        return None, kept + invalid
     return document, problems
 
 

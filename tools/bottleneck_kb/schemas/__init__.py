@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..numbers import exact_number
 from ..source import Document
 
 MISSING_KEY = "KB101"
@@ -322,7 +323,12 @@ def _kind_of(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else f"'{value}'"
+    if isinstance(value, str):
+        text = f"'{value}'"
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        text = exact_number(value)  # 3.35e+12, not 3350000000000.0
+    else:
+        text = json.dumps(value, ensure_ascii=True)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
