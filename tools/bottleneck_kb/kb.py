@@ -165,9 +165,7 @@ def read_document(
         # unit) is told so by the schema; KB014's hint to spell the number otherwise would
         # only lead to that same error.
         retyped = {(d.line, d.col) for d in invalid if d.code == schemas.WRONG_TYPE}
-        kept = [
-            p for p in problems if p.code != PORTABLE_NUMBER or (p.line, p.col) not in retyped
-        ]
+        kept = [p for p in problems if p.code != PORTABLE_NUMBER or (p.line, p.col) not in retyped]
         return None, kept + invalid
     return document, problems
 
