@@ -84,6 +84,22 @@ scales_with:
 """,
 )
 
+DISJOINT = "flops/disjoint-tile"
+# The floored entry's x, over a range that does not meet its range.
+DISJOINT_ENTRY = patched(
+    MINIMAL_ENTRY,
+    """
+id: flops/disjoint-tile
+title: Small tiles
+arithmetic_intensity:
+  summary: A tile of x elements.
+  flops: 2 * N * x
+scales_with:
+  - {name: tile_area, symbol: x, description: Elements., typical: 2, range: [1, 4]}
+  - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
+""",
+)
+
 
 def _hostile(text: str, new_id: str) -> str:
     replacements = {
@@ -116,16 +132,17 @@ def knowledge_base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     (root / "entries" / f"{HOSTILE_FORMULA}.yaml").write_text(formula, "utf-8")
     (root / "entries" / f"{ODD}.yaml").write_text(ODD_ENTRY, "utf-8")
     (root / "entries" / f"{FLOORED}.yaml").write_text(FLOORED_ENTRY, "utf-8")
+    (root / "entries" / f"{DISJOINT}.yaml").write_text(DISJOINT_ENTRY, "utf-8")
     kb = KnowledgeBase.load(root)
     assert kb.diagnostics == []
     ids = {e.id for e in kb.entries}
-    assert {HOSTILE, HOSTILE_FORMULA, LM_HEAD, ODD, FLOORED} <= ids
+    assert {HOSTILE, HOSTILE_FORMULA, LM_HEAD, ODD, FLOORED, DISJOINT} <= ids
     return kb
 
 
 def repository_entries(kb: KnowledgeBase) -> list[Entry]:
     return sorted(
-        (e for e in kb.entries if e.id not in (HOSTILE, HOSTILE_FORMULA, ODD, FLOORED)),
+        (e for e in kb.entries if e.id not in (HOSTILE, HOSTILE_FORMULA, ODD, FLOORED, DISJOINT)),
         key=lambda e: e.id,
     )
 
@@ -499,6 +516,29 @@ def test_compare_page_link_sets_only_ranged_symbols_and_says_what_it_ignores(
         result = evaluate_entry(entry, catalog, on=[device], overrides=at[entry_id]).results[0]
         assert shown["verdict"] == result.verdict, entry_id
         assert math.isclose(float(shown["time"]), result.time, rel_tol=1e-9), entry_id
+    assert browser.errors == []
+
+
+def test_compare_page_says_each_note_once_and_names_devices_it_ignores(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    page, rows = compare(browser, f"#@entries={FLOORED},{DISJOINT}&@on={H100},no-such-gpu")
+    notes = page.locator(".kb-compare .kb-x-notes li")
+    overlap = "x: the entries' ranges do not overlap"
+    assert notes.all_text_contents() == [
+        overlap,
+        "ignored unknown device \u201cno-such-gpu\u201d",
+    ]
+    assert {device for _, device, _ in rows} == {H100}
+    disjoint = page.locator(f'.kb-compare input[data-entry="{DISJOINT}"]')
+    disjoint.uncheck()
+    page.wait_for_function("!location.hash.includes('disjoint')")
+    assert notes.all_text_contents() == []
+    disjoint.check()
+    page.wait_for_function("location.hash.includes('disjoint')")
+    assert notes.all_text_contents() == [overlap]  # once, however often it is ticked
+    page.locator(f'.kb-compare input[data-device="{H100}"]').uncheck()
+    assert notes.all_text_contents() == [overlap]
     assert browser.errors == []
 
 

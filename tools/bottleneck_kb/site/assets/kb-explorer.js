@@ -689,11 +689,16 @@
     var self = this;
     this.root = root;
     this.listed = listed;
+    // What the link or the reader's last input asked and could not have, and what the
+    // entries chosen say of themselves (ranges that do not overlap): the second is worked
+    // out again on each choice, so neither repeats.
     this.notes = [];
+    this.conflicts = [];
     this.state = { entries: [], devices: null, values: map() };
-    // The link's symbol values, as [name, text]: checked once the entries chosen have loaded
-    // and their symbols are known.
+    // The link's symbol values, as [name, text], and its devices: checked once the entries
+    // chosen have loaded and their symbols and devices are known.
     this.asked = [];
+    this.askedDevices = null;
     this.readFragment();
     root.appendChild(el("p", {}, ["Pick two or more entries, or one entry and several devices: " +
       "their lower-bound times and verdicts side by side, at the same values of the symbols they share."]));
@@ -701,7 +706,7 @@
     this.checks = listed.map(function (e) {
       var check = el("input", { type: "checkbox", value: e.id, "data-entry": e.id });
       check.checked = self.state.entries.indexOf(e.id) >= 0;
-      check.addEventListener("change", function () { self.choose(); });
+      check.addEventListener("change", function () { self.notes = []; self.choose(); });
       box.appendChild(el("label", {}, [check, " " + e.title]));
       return check;
     });
@@ -730,7 +735,7 @@
           return false;
         });
       } else if (key === "@on") {
-        self.state.devices = value.split(",");
+        self.askedDevices = value.split(",");
       } else {
         self.asked.push(pair);
       }
@@ -759,8 +764,10 @@
     var symbols = map();
     var fixed = map();
     var devices = [];
+    var known = [];
     this.state.entries.forEach(function (id) {
       var data = registry[id].data;
+      data.devices.forEach(function (d) { if (known.indexOf(d.id) < 0) known.push(d.id); });
       data.symbols.forEach(function (s) {
         if (s.range === null) { fixed[s.symbol] = s; return; }
         var known = symbols[s.symbol];
@@ -769,11 +776,22 @@
       });
       data.devices.forEach(function (d) { if (devices.indexOf(d.id) < 0 && data.evaluated.indexOf(d.id) >= 0) devices.push(d.id); });
     });
+    if (this.askedDevices !== null) {
+      var chosen = this.askedDevices.filter(function (d) {
+        if (devices.indexOf(d) >= 0) return true;
+        if (known.indexOf(d) >= 0) self.notes.push("ignored device \u201c" + d + "\u201d: no entry chosen is evaluated on it");
+        else if (d) self.notes.push("ignored unknown device \u201c" + d + "\u201d");
+        return false;
+      });
+      if (chosen.length) this.state.devices = chosen; // else every device, as on an entry page
+      this.askedDevices = null;
+    }
     if (this.state.devices === null) this.state.devices = devices.slice();
     this.state.devices = this.state.devices.filter(function (d) { return devices.indexOf(d) >= 0; });
+    this.conflicts = [];
     var shared = Object.keys(symbols).sort().filter(function (name) {
       if (symbols[name].range[0] <= symbols[name].range[1]) return true;
-      self.notes.push(name + ": the entries' ranges do not overlap");
+      self.conflicts.push(name + ": the entries' ranges do not overlap");
       return false;
     });
     var before = this.state.values;
@@ -858,7 +876,7 @@
     this.table.appendChild(el("table", { "class": "kb-x-results" }, [
       el("thead", {}, [el("tr", {}, ["entry", "device", "bound by", "lower bound"].map(function (h) { return el("th", {}, [h]); }))]), body]));
     this.noteList.textContent = "";
-    this.notes.forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
+    this.conflicts.concat(this.notes).forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
   };
 
   function start() {
