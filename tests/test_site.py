@@ -216,6 +216,58 @@ def test_every_entry_has_its_page_with_every_part(
         assert edit and edit[0].startswith("https://"), entry.id
 
 
+def _rows(page: Elements, css: str) -> list[list[float]]:
+    """The exact values (`data-value`) of each body row of the table wrapped in `div.css`."""
+    start = page.tags.index(("div", {"class": css}))
+    rows: list[list[float]] = []
+    for tag, attributes in page.tags[start + 1 :]:
+        if tag == "div":
+            break
+        if tag == "tr":
+            rows.append([])
+        elif tag == "td" and (value := attributes.get("data-value")) is not None:
+            rows[-1].append(float(value))
+    return [row for row in rows if row]  # the header's row holds no value
+
+
+def test_every_roofs_time_and_every_derived_value_is_on_the_entry_page(
+    built: Path, knowledge_base: KnowledgeBase
+) -> None:
+    devices = list(knowledge_base.catalog.devices.values())
+    roofs_shown: set[str] = set()
+    for entry in knowledge_base.entries:
+        view = compute_view(entry, devices)
+        if view.evaluation is None:
+            continue
+        page = parsed(built, f"entries/{entry.id}.md")
+        results = view.evaluation["results"]
+        roofs = list(dict.fromkeys(name for r in results for name in r["times"]))
+        roofs_shown |= set(roofs)
+        assert _rows(page, "kb-evaluation") == [
+            [
+                r["flops"],
+                r["bytes"],
+                r["intensity"],
+                r["ridge"],
+                *(r["times"][name] for name in roofs if name in r["times"]),
+                r["time"],
+            ]
+            for r in results
+        ], entry.id
+        if not entry.derived or not results:
+            assert "derived-values" not in page.ids(), entry.id
+            continue
+        same = [d.name for d in entry.derived if len({r["derived"][d.name] for r in results}) == 1]
+        varying = [d.name for d in entry.derived if d.name not in same]
+        if same:
+            assert _rows(page, "kb-derived") == [[results[0]["derived"][n]] for n in same]
+        if varying:
+            assert _rows(page, "kb-derived-by-device") == [
+                [r["derived"][n] for n in varying] for r in results
+            ], entry.id
+    assert roofs_shown > {"compute", "memory"}  # the repository has entries with more roofs
+
+
 def test_the_build_cached_every_view_as_computed(
     built: Path, kb_copy: Path, knowledge_base: KnowledgeBase
 ) -> None:

@@ -317,6 +317,11 @@ def _evaluation_sections(
     links: Links,
 ) -> list[str]:
     values = ", ".join(f"{k} = {number(v)}" for k, v in sorted(evaluation["values"].items()))
+    results = evaluation["results"]
+    # Every roof an entry has gets its column (an all-reduce is bound by the link, a launch
+    # by latency): the lower bound is the largest of the times shown beside it.
+    roofs = list(dict.fromkeys(name for r in results for name in r["times"]))
+    fits = any(r["memory_capacity"] is not None for r in results)
     sections = [
         "## Evaluation on every device",
         f'<p class="kb-assignment">At the typical values ({text(values)}), dense '
@@ -329,8 +334,8 @@ def _evaluation_sections(
                 "intensity",
                 "ridge",
                 "bound by",
-                "compute time",
-                "memory time",
+                *(f"{name} time" for name in roofs),
+                *(["fits in memory"] if fits else []),
                 "lower bound",
             ],
             (
@@ -343,15 +348,22 @@ def _evaluation_sections(
                     _number_cell(r["intensity"], format_quantity(r["intensity"], "FLOP/B")),
                     _number_cell(r["ridge"], format_quantity(r["ridge"], "FLOP/B")),
                     f'<td class="kb-verdict kb-{r["verdict"]}">{r["verdict"]}</td>',
-                    _number_cell(r["compute_time"], format_seconds(r["compute_time"])),
-                    _number_cell(r["memory_time"], format_seconds(r["memory_time"])),
+                    *(
+                        _number_cell(r["times"][name], format_seconds(r["times"][name]))
+                        if name in r["times"]
+                        else "-"
+                        for name in roofs
+                    ),
+                    *([_fits_cell(r)] if fits else []),
                     _number_cell(r["time"], format_seconds(r["time"])),
                 ]
-                for r in evaluation["results"]
+                for r in results
             ),
             "kb-evaluation",
         ),
     ]
+    if entry.derived and results:
+        sections += _derived_values(entry, results, names)
     if view.skipped:
         skipped = "; ".join(
             f"{text(names.get(d, d))}: {text(why)}" for d, why in view.skipped.items()
@@ -405,6 +417,71 @@ def _evaluation_sections(
             "<p>Where the verdict flips as one symbol sweeps its range, the others at their "
             "typical values.</p>",
             _table(["device", "symbol", "range", "verdict"], rows, "kb-crossovers"),
+        ]
+    return sections
+
+
+def _fits_cell(result: Mapping[str, Any]) -> str:
+    if result["memory_capacity"] is None:
+        return "-"
+    return f'<td data-fits="{str(result["fits"]).lower()}">{"yes" if result["fits"] else "no"}</td>'
+
+
+def _derived_values(
+    entry: Entry, results: Sequence[Mapping[str, Any]], names: Mapping[str, str]
+) -> list[str]:
+    """The entry's derived values at the typical values: one figure where every device gives
+    the same, else a column by device."""
+    same = [d for d in entry.derived if len({r["derived"][d.name] for r in results}) == 1]
+    varying = [d for d in entry.derived if d not in same]
+    sections = [
+        "## Derived values",
+        "<p>At the same typical values, on the same datasheet figures.</p>",
+    ]
+    if same:
+        sections.append(
+            _table(
+                ["name", "value", "what it is"],
+                (
+                    [
+                        f"<code>{text(d.name)}</code>",
+                        _number_cell(
+                            results[0]["derived"][d.name],
+                            format_quantity(results[0]["derived"][d.name], d.unit),
+                        ),
+                        inline(d.description),
+                    ]
+                    for d in same
+                ),
+                "kb-derived",
+            )
+        )
+    if varying:
+        sections += [
+            "<p>By device:</p>",
+            _table(
+                ["device", *(f"<code>{text(d.name)}</code>" for d in varying)],
+                (
+                    [
+                        f'<td data-device="{text(r["device"])}">{text(names[r["device"]])}</td>',
+                        *(
+                            _number_cell(
+                                r["derived"][d.name],
+                                format_quantity(r["derived"][d.name], d.unit),
+                            )
+                            for d in varying
+                        ),
+                    ]
+                    for r in results
+                ),
+                "kb-derived-by-device",
+            ),
+            '<dl class="kb-derived-meaning">'
+            + "".join(
+                f"<dt><code>{text(d.name)}</code></dt><dd>{inline(d.description)}</dd>"
+                for d in varying
+            )
+            + "</dl>",
         ]
     return sections
 
