@@ -479,10 +479,12 @@ MEASURED_DEVICE = patched(
     MINIMAL_DEVICE,
     """
 memory_bandwidth:
+  note: the sheet gives 3,350 GB/s
   measured:
     value: 2.9 TB/s
     how: "copy of `4 GiB` buffers <script>alert(1)</script> [more](javascript:alert(2))"
     source: bench
+interconnect_bandwidth: {value: 900 GB/s, source: sheet, direction: both_directions}
 peak_flops:
   bf16: {measured: {value: 700 TFLOP/s, how: a GEMM of 8192 squared, source: bench}}
 achieved_fraction:
@@ -497,7 +499,7 @@ sources:
 )
 
 
-def test_a_devices_measured_values_and_achieved_fractions_are_on_its_page_and_in_the_export(
+def test_a_devices_measured_values_achieved_fractions_and_notes_are_on_its_page_and_export(
     kb_root: Path,
 ) -> None:
     (kb_root / "hardware" / "fixture-device.yaml").write_text(MEASURED_DEVICE, "utf-8")
@@ -508,29 +510,34 @@ def test_a_devices_measured_values_and_achieved_fractions_are_on_its_page_and_in
     page = site.pages["devices/fixture-device.md"]
     sheet = '<a href="https://example.com/sheet" rel="nofollow noopener">Sheet</a>'
     bench = '<a href="https://example.com/bench" rel="nofollow noopener">Bench</a>'
+    achieved = "<td>fraction of the datasheet value reached in practice</td>"
     figures = (
         '<tr><td>memory bandwidth</td><td class="kb-number" data-value="3350000000000.0">'
-        f"3.35 TB/s</td><td>datasheet</td><td>{sheet}</td></tr>"
+        f"3.35 TB/s</td><td>datasheet</td><td>{sheet}</td>"
+        "<td>the sheet gives 3,350 GB/s</td></tr>"
         '<tr><td>memory bandwidth, measured</td><td class="kb-number" '
-        'data-value="2900000000000.0">2.9 TB/s</td><td>measured: copy of <code>4 GiB</code> '
-        "buffers &lt;script&gt;alert(1)&lt;/script&gt; <span>more</span></td>"
-        f"<td>{bench}</td></tr>"
+        'data-value="2900000000000.0">2.9 TB/s</td><td>measured</td>'
+        f"<td>{bench}</td><td>copy of <code>4 GiB</code> "
+        "buffers &lt;script&gt;alert(1)&lt;/script&gt; <span>more</span></td></tr>"
         '<tr><td>memory bandwidth, typical achieved fraction</td><td class="kb-number" '
-        'data-value="0.8">0.8</td><td>fraction of the datasheet value reached in practice</td>'
-        f"<td>{bench}</td></tr>"
+        f'data-value="0.8">0.8</td>{achieved}<td>{bench}</td><td></td></tr>'
+        '<tr><td>interconnect bandwidth, per direction</td><td class="kb-number" '
+        f'data-value="450000000000.0">450 GB/s</td><td>datasheet</td><td>{sheet}</td>'
+        "<td>the source gives 900 GB/s for both directions summed</td></tr>"
     )
     peaks = (
         '<tr><td>bf16</td><td class="kb-number" data-value="989400000000000.0">989 TFLOP/s</td>'
-        f'<td>datasheet</td><td>{sheet}</td><td class="kb-number" '
-        'data-value="295.34328358208955">295 FLOP/B</td></tr>'
+        '<td class="kb-number" data-value="295.34328358208955">295 FLOP/B</td>'
+        f"<td>datasheet</td><td>{sheet}</td><td></td></tr>"
         '<tr><td>bf16, measured</td><td class="kb-number" data-value="700000000000000.0">'
-        f"700 TFLOP/s</td><td>measured: a GEMM of 8192 squared</td><td>{bench}</td><td></td></tr>"
+        f"700 TFLOP/s</td><td></td><td>measured</td><td>{bench}</td>"
+        "<td>a GEMM of 8192 squared</td></tr>"
         '<tr><td>fp8</td><td class="kb-number" data-value="1978900000000000.0">1.98 PFLOP/s</td>'
-        f'<td>datasheet</td><td>{sheet}</td><td class="kb-number" '
-        'data-value="590.7164179104477">591 FLOP/B</td></tr>'
+        '<td class="kb-number" data-value="590.7164179104477">591 FLOP/B</td>'
+        f"<td>datasheet</td><td>{sheet}</td><td></td></tr>"
         '<tr><td>every data type, typical achieved fraction</td><td class="kb-number" '
-        'data-value="0.7">0.7</td><td>fraction of the datasheet value reached in practice</td>'
-        f"<td>{bench}</td><td></td></tr></tbody></table>"
+        f'data-value="0.7">0.7</td><td></td>{achieved}<td>{bench}</td>'
+        "<td>large GEMMs</td></tr></tbody></table>"
     )
     assert figures in page
     assert peaks in page
@@ -547,8 +554,10 @@ def test_a_devices_measured_values_and_achieved_fractions_are_on_its_page_and_in
     }
     assert record["achieved_fraction"] == {
         "memory_bandwidth": {"value": 0.8, "source": "bench"},
-        "peak_flops": {"value": 0.7, "source": "bench"},
+        "peak_flops": {"value": 0.7, "source": "bench", "note": "large GEMMs"},
     }
+    assert record["notes"] == {"memory_bandwidth": "the sheet gives 3,350 GB/s"}
+    assert record["quantities"]["interconnect_bandwidth"] == 450e9
 
 
 def test_the_build_warns_of_what_kb_check_finds_and_strict_fails(

@@ -93,8 +93,10 @@ def _device(device: Device) -> dict[str, Any]:
             if (m := figure.measured) is not None
         },
         "achieved_fraction": {
-            name: {"value": a.value, "source": a.source} for name, a in device.achieved.items()
+            name: {"value": a.value, "source": a.source, **({"note": a.note} if a.note else {})}
+            for name, a in device.achieved.items()
         },
+        "notes": {name: f.note for name, f in device.figures.items() if f.note},
         "sources": [
             {
                 "id": s.id,

@@ -19,7 +19,16 @@ from typing import Any
 from ..check import check_read, checked_catalog
 from ..diagnostics import INTERNAL, Diagnostic, Severity, error
 from ..kb import KnowledgeBase
-from ..model import PEAK_FLOPS, Device, Entry, dtype_traits, field_shapes, parameter_dimension
+from ..model import (
+    PEAK_FLOPS,
+    PER_DIRECTION,
+    Device,
+    Entry,
+    Figure,
+    dtype_traits,
+    field_shapes,
+    parameter_dimension,
+)
 from ..numbers import times
 from ..schemas import ENTRY, HARDWARE, documented, published, schema
 from . import charts, export
@@ -679,9 +688,39 @@ def _figure_cell(value: float, name: str) -> str:
     return _number_cell(value, format_quantity(value, unit) if unit else number(value))
 
 
+def _label(name: str, figure: Figure) -> str:
+    """A figure's name as a reader reads it; a link bandwidth says it is one direction's."""
+    label = name.replace("_", " ")
+    return f"{label}, per direction" if figure.direction is not None else label
+
+
+def _figure_note(figure: Figure) -> str:
+    """What the catalog says beside a figure; for a link bandwidth its source counts both
+    ways, the figure the source gives, since the table shows one direction."""
+    said = []
+    if figure.direction == "both_directions":
+        both = format_quantity(figure.value.value / PER_DIRECTION[figure.direction], "B/s")
+        said.append(f"the source gives {text(both)} for both directions summed")
+    if figure.note:
+        said.append(inline(figure.note))
+    return "; ".join(said)
+
+
+def _figure_row(device: Device, name: str, label: str) -> list[str]:
+    """A figure's row: figure, value, basis, source, note."""
+    figure = device.figures[name]
+    return [
+        text(label),
+        _figure_cell(figure.value.value, name),
+        text(figure.basis),
+        _source(device, figure.source),
+        _figure_note(figure),
+    ]
+
+
 def _measured(device: Device, name: str, label: str) -> list[list[str]]:
     """The row under figure `name` (shown as `label`) for its measured value, if it has one:
-    figure, value, how it was measured, source."""
+    figure, value, basis, source, how it was measured."""
     measured = device.figures[name].measured
     if measured is None:
         return []
@@ -690,15 +729,16 @@ def _measured(device: Device, name: str, label: str) -> list[list[str]]:
         [
             f"{text(label)}, measured",
             _figure_cell(value, name),
-            f"measured: {inline(measured.how)}",
+            "measured",
             _source(device, measured.source),
+            inline(measured.how),
         ]
     ]
 
 
 def _achieved(device: Device, field: str, label: str) -> list[list[str]]:
     """The row for the typical achieved fraction of catalog field `field` (shown as `label`),
-    if the device has one: figure, fraction, what it is, source."""
+    if the device has one: figure, fraction, basis, source, what the catalog says of it."""
     fraction = device.achieved.get(field)
     if fraction is None:
         return []
@@ -708,6 +748,7 @@ def _achieved(device: Device, field: str, label: str) -> list[list[str]]:
             _number_cell(fraction.value, number(fraction.value)),
             "fraction of the datasheet value reached in practice",
             _source(device, fraction.source),
+            inline(fraction.note) if fraction.note else "",
         ]
     ]
 
@@ -733,37 +774,30 @@ def _device_page(
     for name, figure in device.figures.items():
         if name.startswith(PEAK_FLOPS + "."):
             continue
-        label = name.replace("_", " ")
-        figures.append(
-            [
-                text(label),
-                _figure_cell(figure.value.value, name),
-                text(figure.basis),
-                _source(device, figure.source),
-            ]
-        )
+        label = _label(name, figure)
+        figures.append(_figure_row(device, name, label))
         figures += _measured(device, name, label) + _achieved(device, name, label)
+    # The peaks' table has the ridge point each gives as its third column.
     peaks = []
     for dtype in _dtypes(device.peak_flops):
-        peak = device.figures[f"{PEAK_FLOPS}.{dtype}"]
-        peaks.append(
-            [
-                text(dtype),
-                _number_cell(peak.value.value, format_quantity(peak.value.value, "FLOP/s")),
-                text(peak.basis),
-                _source(device, peak.source),
-                _number_cell(ridges[dtype], format_quantity(ridges[dtype], "FLOP/B")),
-            ]
-        )
-        peaks += [[*row, ""] for row in _measured(device, f"{PEAK_FLOPS}.{dtype}", dtype)]
-    peaks += [[*row, ""] for row in _achieved(device, PEAK_FLOPS, "every data type")]
+        name = f"{PEAK_FLOPS}.{dtype}"
+        ridge = _number_cell(ridges[dtype], format_quantity(ridges[dtype], "FLOP/B"))
+        row = _figure_row(device, name, dtype)
+        peaks.append([*row[:2], ridge, *row[2:]])
+        peaks += [[*row[:2], "", *row[2:]] for row in _measured(device, name, dtype)]
+    achieved = _achieved(device, PEAK_FLOPS, "every data type")
+    peaks += [[*row[:2], "", *row[2:]] for row in achieved]
     body = [
         f'<h1 id="kb-title">{text(device.name)}</h1>',
         f'<p class="kb-vendor">{text(device.vendor)}</p>',
         "## Figures",
-        _table(["figure", "value", "basis", "source"], figures),
+        _table(["figure", "value", "basis", "source", "note"], figures, "kb-figures"),
         "## Ridge point per data type",
-        _table(["data type", "dense peak", "basis", "source", "ridge point"], peaks, "kb-ridges"),
+        _table(
+            ["data type", "dense peak", "ridge point", "basis", "source", "note"],
+            peaks,
+            "kb-ridges",
+        ),
         "## Sources",
         _sources(device),
     ]
@@ -832,11 +866,7 @@ def _device_index(devices: Sequence[Device], links: Links) -> str:
         ]
         for name in quantities:
             measure = device.quantities.get(name)
-            row.append(
-                _number_cell(measure.value, format_quantity(measure.value, _unit(name)))
-                if measure
-                else "-"
-            )
+            row.append(_figure_cell(measure.value, name) if measure else "-")
         for dtype in dtypes:
             peak = device.peak_flops.get(dtype)
             row.append(
@@ -852,7 +882,15 @@ def _device_index(devices: Sequence[Device], links: Links) -> str:
     header = [
         "device",
         "vendor",
-        *(n.replace("_", " ") for n in quantities),
+        *(
+            n.replace("_", " ")
+            + (
+                " (per direction)"
+                if any(n in d.figures and d.figures[n].direction for d in devices)
+                else ""
+            )
+            for n in quantities
+        ),
         *(f"{t} peak / ridge (FLOP/B)" for t in dtypes),
     ]
     return _page(
