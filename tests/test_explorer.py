@@ -85,7 +85,8 @@ scales_with:
 )
 
 DISJOINT = "flops/disjoint-tile"
-# The floored entry's x, over a range that does not meet its range.
+# The floored entry's x, over a range that does not meet its range; a range ending at 2**20,
+# and derived values past six digits, whole and not.
 DISJOINT_ENTRY = patched(
     MINIMAL_ENTRY,
     """
@@ -93,10 +94,14 @@ id: flops/disjoint-tile
 title: Small tiles
 arithmetic_intensity:
   summary: A tile of x elements.
-  flops: 2 * N * x
+  flops: 2 * N * x * c
 scales_with:
   - {name: tile_area, symbol: x, description: Elements., typical: 2, range: [1, 4]}
   - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
+  - {name: cache, symbol: c, description: Bytes., unit: B, typical: 1024, range: [1024, 1048576]}
+derived:
+  - {name: whole, formula: x * 33554432, unit: B, description: Whole bytes.}
+  - {name: split, formula: x * 33554432.25, unit: B, description: Bytes and a quarter.}
 """,
 )
 
@@ -347,6 +352,28 @@ def test_odd_symbol_names_and_ranges_past_float_arithmetic(
     )
     assert drawn and not [value for value in drawn if "NaN" in value or "Infinity" in value]
     assert page.locator(".kb-x-notes li").count() == 0
+    assert browser.errors == []
+
+
+def test_numbers_past_six_digits_read_as_what_they_are_and_ridges_drawn_are_said(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    page = browser.open(entry_url(DISJOINT))
+    header = page.locator(".kb-explorer .kb-x-results th").all_text_contents()
+    assert header[-2:] == ["whole (B)", "split (B)"]
+    row = page.locator(f'.kb-explorer tr[data-device="{H100}"]')
+    assert row.locator('[data-quantity="derived.whole"]').inner_text() == "67108864"
+    assert row.locator('[data-quantity="derived.split"]').inner_text() == "6.71089e+7"
+    extents = page.locator(".kb-explorer .kb-x-range").all_text_contents()
+    assert " 1024 to 1048576 (log scale)" in extents, extents
+    entry, formulas, _ = _at_typical(knowledge_base, DISJOINT)
+    devices, _ = select_devices(entry, formulas, knowledge_base.catalog.devices)
+    assert len(devices) > 6
+    captions = page.locator(".kb-explorer .kb-x-caption").all_text_contents()
+    assert (
+        f"The ridge points of the first 6 of the {len(devices)} devices evaluated, in the "
+        "table's order; choose fewer devices to see the others'."
+    ) in captions
     assert browser.errors == []
 
 

@@ -122,6 +122,7 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
         "roofs": [_roof(r) for r in ROOFS if r.quantity in given],
         "capacity": _roof(CAPACITY) if CAPACITY.quantity in given else None,
         "needs": needs,
+        "derived": [{"name": d.name, "unit": d.unit} for d in entry.derived],
         "workarounds": workarounds,
         "devices": [{"id": d.id, "name": d.name, "figures": _figures(d, needs)} for d in devices],
         "evaluated": [d.id for d in chosen],

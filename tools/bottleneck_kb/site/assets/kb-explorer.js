@@ -170,7 +170,15 @@
     return String(x);
   }
 
-  function plain(x) { return String(Number(x.toPrecision(6))); }
+  var RIDGE_LINES = 6;
+
+  /* A number in at most 6 significant digits, never one that reads as an integer it is not:
+     1048576 stays whole, 67108864.5 is 6.71089e+7, not 67108900. */
+  function plain(x) {
+    if (Number.isInteger(x) && Math.abs(x) < 1e15) return String(x);
+    var short = Number(x.toPrecision(6));
+    return Math.abs(short) >= 1e6 ? short.toExponential() : String(short);
+  }
 
   /* A value the formulas are evaluated at: as plain() where that is the same number, else with
      every digit it takes (261120.99999999997, not 261121, where a floor would differ). */
@@ -490,8 +498,11 @@
     this.renderDtypes();
     var roofs = data.roofs.map(function (r) { return r.name; });
     var derived = this.entry.compiled.derived.map(function (pair) { return pair[0]; });
+    var units = map();
+    data.derived.forEach(function (d) { units[d.name] = d.unit; });
     var header = ["device", "FLOPs", "bytes", "intensity", "ridge", "bound by"]
-      .concat(roofs.map(function (r) { return r + " time"; })).concat(["lower bound"]).concat(derived);
+      .concat(roofs.map(function (r) { return r + " time"; })).concat(["lower bound"])
+      .concat(derived.map(function (name) { return units[name] ? name + " (" + units[name] + ")" : name; }));
     var body = el("tbody");
     var notes = this.notes.slice();
     evaluation.results.forEach(function (r) {
@@ -613,9 +624,14 @@
     this.chart.appendChild(el("p", {}, [el("label", {}, ["Charts as ", picker, " sweeps its range"])]));
     var at = evaluation.values[symbol.symbol];
     var good = evaluation.results.filter(function (r) { return r.verdict; });
+    // Six ridge lines are as many as the chart can label apart.
     var intensity = lineChart(symbol, "intensity (FLOP/B)", ratio,
       [{ label: "", points: this.curve(symbol), cls: "kb-curve" }],
-      good.slice(0, 6).map(function (r, i) { return { label: r.name + " ridge", y: r.ridge, cls: "kb-series-" + i }; }), at);
+      good.slice(0, RIDGE_LINES).map(function (r, i) { return { label: r.name + " ridge", y: r.ridge, cls: "kb-series-" + i }; }), at);
+    if (intensity && good.length > RIDGE_LINES) {
+      this.chart.appendChild(el("p", { "class": "kb-x-caption" }, ["The ridge points of the first " + RIDGE_LINES +
+        " of the " + good.length + " devices evaluated, in the table's order; choose fewer devices to see the others'."]));
+    }
     if (intensity) this.chart.appendChild(intensity);
     if (!good.length) return;
     var device = data.devices.filter(function (d) { return d.id === good[0].device; })[0];
