@@ -541,6 +541,11 @@ def test_a_devices_measured_values_achieved_fractions_and_notes_are_on_its_page_
     )
     assert figures in page
     assert peaks in page
+    legend = "; ".join(
+        f"<em>{o['const']}</em>: {o['description']}"
+        for o in schema(HARDWARE)["$defs"]["basis"]["oneOf"]
+    )
+    assert f'<p class="kb-legend">Basis: {legend}</p>' in page
     document = json.loads(site.assets["export/knowledge-base.json"])
     jsonschema.Draft202012Validator(export.schema()).validate(document)
     record = next(d for d in document["devices"] if d["id"] == "fixture-device")

@@ -753,6 +753,16 @@ def _achieved(device: Device, field: str, label: str) -> list[list[str]]:
     ]
 
 
+def _basis_legend() -> str:
+    """What each basis of the tables above means, as the schema says: "datasheet" is the
+    figure as its source publishes it, which may be a secondary source."""
+    said = documented(schema(HARDWARE)["$defs"]["basis"])
+    items = "; ".join(
+        f"<em>{text(value)}</em>: {text(description)}" for value, (_, description) in said.items()
+    )
+    return f'<p class="kb-legend">Basis: {items}</p>'
+
+
 def _sources(device: Device) -> str:
     """Every source of the device's figures: title, publisher, kind and the date it was read."""
     items = "".join(
@@ -798,6 +808,7 @@ def _device_page(
             peaks,
             "kb-ridges",
         ),
+        _basis_legend(),
         "## Sources",
         _sources(device),
     ]
