@@ -9,6 +9,7 @@ contributor's new entry or device does not break these tests.
 from __future__ import annotations
 
 import html.parser
+import itertools
 import json
 import math
 import posixpath
@@ -646,9 +647,13 @@ def test_entry_page_renders_math_the_librarys_numbers_and_a_labelled_chart(
     maths = page.locator("math")
     assert maths.count() == 3
     assert page.locator("math mfrac").count() >= 1
-    for i in range(3):  # typeset: MathML Core boxes, not raw text in one line
-        box = maths.nth(i).bounding_box()
+    boxes = [maths.nth(i).bounding_box() for i in range(3)]
+    for box in boxes:  # typeset: MathML Core boxes, not raw text in one line
         assert box is not None and box["height"] > 10
+    # Rows apart: a fraction's glyphs reach past its box, so touching boxes overlap on screen.
+    for above, below in itertools.pairwise(boxes):
+        assert above is not None and below is not None
+        assert below["y"] - (above["y"] + above["height"]) >= 4
     entry = knowledge_base.entry(LM_HEAD)
     assert entry is not None
     evaluation = evaluate_entry(entry, knowledge_base.catalog.devices, symbolic=False)
