@@ -10,6 +10,7 @@ import pytest
 from bottleneck_kb.evaluation import crossovers, evaluate_entry
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.roofline import Basis, EvaluationError, evaluate, parse_formulas, runnable
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 
 from .conftest import REPOSITORY
 
@@ -281,3 +282,30 @@ def test_a_workaround_time_that_rounds_to_zero_is_a_located_error(kb_root: Path)
     assert model_of is not None
     assert refused.value.message.startswith("the workaround's modeled time (")
     assert refused.value.where is model_of.bytes
+
+
+def test_a_check_that_holds_shows_each_value_it_bounds(kb_root: Path) -> None:
+    entry_file = kb_root / "entries" / "fixtures" / "bounded.yaml"
+    entry_file.parent.mkdir(parents=True, exist_ok=True)
+    entry_file.write_text(
+        patched(
+            MINIMAL_ENTRY,
+            """
+id: fixtures/bounded
+derived:
+  - {name: rows, formula: 2 * B, unit: rows, description: Rows.}
+checks:
+  - claim: Sixteen rows at intensity 8.
+    devices: [nvidia-h100-sxm]
+    expect: {intensity: {min: 8, max: 8}, derived: {rows: {min: 16, max: 16}}}
+""",
+        ),
+        "utf-8",
+    )
+    kb = KnowledgeBase.load(kb_root)
+    assert kb.diagnostics == []
+    entry = kb.entry("fixtures/bounded")
+    assert entry is not None
+    [outcome] = evaluate_entry(entry, kb.catalog.devices).checks
+    assert outcome.passed
+    assert outcome.detail.startswith("intensity 8 FLOP/B; rows 16 rows; on nvidia-h100-sxm at ")

@@ -23,6 +23,7 @@ from .roofline import (
     Result,
     assignment,
     check_failures,
+    checked_values,
     describe,
     evaluate,
     explain,
@@ -261,7 +262,8 @@ def _check(entry: Entry, formulas: Formulas, device: Device, check: Check) -> Ch
     units = {d.name: d.unit for d in entry.derived}
     failures = check_failures(check, result, formulas, units)
     detail = "; ".join(failures) or (
-        f"{explain(result, describe(result.values, formulas))}, "
+        "".join(f"{said}; " for said in checked_values(check, result, units))
+        + f"{explain(result, describe(result.values, formulas))}, "
         f"time >= {format_seconds(result.time)}"
     )
     return CheckOutcome(check.claim, device.id, not failures, detail)

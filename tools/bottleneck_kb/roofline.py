@@ -594,6 +594,24 @@ def check_failures(
     return failures
 
 
+def checked_values(
+    check: Check, result: Result, units: Mapping[str, str] | None = None
+) -> list[str]:
+    """Each value the check bounds, as `result` gives it (`speedup 2.886 x`): what a check
+    that holds is shown to hold on, in four significant digits."""
+    shown = [
+        f"{name} {_show(UNITS[name], value, 4)}"
+        for name in check.bounds
+        if (value := result.quantity(name)) is not None
+    ]
+    shown += [
+        f"{name} {_show((units or {}).get(name, ''), result.derived[name], 4)}"
+        for name in check.derived
+        if name in result.derived
+    ]
+    return shown
+
+
 def _show(unit: str, value: float, digits: int = 3) -> str:
     return format_quantity(value, unit, digits)
 

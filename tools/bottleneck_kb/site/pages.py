@@ -299,7 +299,7 @@ def _entry_page(
     if entry.workarounds:
         body += ["## Workarounds", _workarounds(entry, evaluation, names)]
     if entry.checks and evaluation is not None:
-        body += ["## Checks", _checks(evaluation, names)]
+        body += ["## Checks", _checks(entry, evaluation, names)]
     if entry.claims:
         body += ["## The card's claims beside their sources", _claims(entry, evaluation)]
     related = _related(entry, entries_by_id, linking.get(entry.id, ()), here, links)
@@ -564,21 +564,36 @@ def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[st
     return "".join(parts)
 
 
-def _checks(evaluation: dict[str, Any], names: dict[str, str]) -> str:
-    return _table(
-        ["claim", "device", "verdict", "detail"],
-        (
+def _check_numbers(entry: Entry) -> dict[str, int]:
+    """Each check's claim with the number a reader cites it by (the first, where two checks
+    share a claim's words)."""
+    numbers: dict[str, int] = {}
+    for index, check in enumerate(entry.checks):
+        numbers.setdefault(check.claim, index + 1)
+    return numbers
+
+
+def _checks(entry: Entry, evaluation: dict[str, Any], names: dict[str, str]) -> str:
+    """One row per check and device it names; the first row of a check carries its anchor,
+    `check-N`, which the claims table links to."""
+    numbers = _check_numbers(entry)
+    anchored: set[int] = set()
+    rows = []
+    for c in evaluation["checks"]:
+        number = numbers[c["claim"]]
+        anchor = "" if number in anchored else f' id="check-{number}"'
+        anchored.add(number)
+        rows.append(
             [
+                f"<td{anchor}>{number}</td>",
                 inline(c["claim"]),
                 text(names.get(c["device"], c["device"])),
                 f'<td class="kb-check-{"pass" if c["passed"] else "fail"}">'
                 f"{'holds' if c['passed'] else 'fails'}</td>",
                 text(c["detail"]),
             ]
-            for c in evaluation["checks"]
-        ),
-        "kb-checks",
-    )
+        )
+    return _table(["check", "claim", "device", "verdict", "detail"], rows, "kb-checks")
 
 
 def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
@@ -594,7 +609,10 @@ def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
                 c for c in evaluation["checks"] if c["claim"] == entry.checks[claim.check].claim
             ]
             held = all(c["passed"] for c in outcomes)
-            verdict += f"; check {claim.check + 1} {'holds' if held else 'fails'}"
+            number = _check_numbers(entry)[entry.checks[claim.check].claim]
+            verdict += (
+                f'; <a href="#check-{number}">check {number}</a> {"holds" if held else "fails"}'
+            )
         source = inline(claim.source) if claim.source else ""
         if claim.reference:
             source += f' <span class="kb-reference">({text(claim.reference)})</span>'
