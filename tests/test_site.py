@@ -752,9 +752,9 @@ def test_entry_pages_carry_claims_related_both_ways_and_the_explorer(
             assert table.count("<th>") == 3
             assert table.count("<tr>") == len(entry.claims) + 1
             # A claim a check computes links to that check's row.
-            linked = re.findall(r'href="#check-(\d+)"', table)
-            assert len(linked) == sum(c.check is not None for c in entry.claims), entry.id
-            for number in linked:
+            cited = re.findall(r'href="#check-(\d+)"', table)
+            assert len(cited) == sum(c.check is not None for c in entry.claims), entry.id
+            for number in cited:
                 assert f'<td id="check-{number}">{number}</td>' in page, (entry.id, number)
         incoming = [
             other.id for other in knowledge_base.entries for r in other.related if r.id == entry.id
