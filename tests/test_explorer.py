@@ -94,9 +94,10 @@ id: flops/disjoint-tile
 title: Small tiles
 arithmetic_intensity:
   summary: A tile of x elements.
-  flops: 2 * N * x * c
+  flops: 2 * N * x * c * constructor
 scales_with:
   - {name: tile_area, symbol: x, description: Elements., typical: 2, range: [1, 4]}
+  - {name: rows, symbol: constructor, description: Rows., unit: rows, typical: 2, range: [1, 8]}
   - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
   - {name: cache, symbol: c, description: Bytes., unit: B, typical: 1024, range: [1024, 1048576]}
 derived:
@@ -487,10 +488,13 @@ def test_compare_page_shows_entries_side_by_side(
         ".kb-compare input[data-symbol]",
         "fields => Object.fromEntries(fields.map(f => [f.dataset.symbol, Number(f.value)]))",
     )
-    ranges = [e.symbols["B"].range for e in entries if "B" in e.symbols]
-    low = max(r[0] for r in ranges if r is not None)
-    high = min(r[1] for r in ranges if r is not None)
-    assert shared["B"] == min(max(80, low), high)  # the same batch for all, in every range
+    with_b = [e.symbols["B"] for e in entries if "B" in e.symbols]
+    if len({s.unit for s in with_b}) == 1:  # one quantity: the same batch for all, in range
+        ranges = [s.range for s in with_b if s.range is not None]
+        low, high = max(r[0] for r in ranges), min(r[1] for r in ranges)
+        assert shared["B"] == min(max(80, low), high)
+    else:  # B counts sequences in one entry and rows in another: not one quantity
+        assert "B" not in shared
     catalog = knowledge_base.catalog.devices
     assert len(rows) == 2 * len(entries)
     for entry_id, device, shown in rows:
@@ -566,6 +570,32 @@ def test_compare_page_says_each_note_once_and_names_devices_it_ignores(
     assert notes.all_text_contents() == [overlap]  # once, however often it is ticked
     page.locator(f'.kb-compare input[data-device="{H100}"]').uncheck()
     assert notes.all_text_contents() == [overlap]
+    assert browser.errors == []
+
+
+def test_compare_page_shares_no_symbol_the_entries_measure_in_other_units(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    page, rows = compare(browser, f"#@entries={ODD},{DISJOINT}&@on={H100}&constructor=3")
+    assert page.locator(".kb-compare .kb-x-notes li").all_text_contents() == [
+        "constructor is measured in rows and no unit by the entries chosen: each keeps its own "
+        "typical value"
+    ]
+    shared = page.eval_on_selector_all(
+        ".kb-compare input[data-symbol]",
+        "fields => Object.fromEntries(fields.map(f => [f.dataset.symbol, Number(f.value)]))",
+    )
+    assert "constructor" not in shared
+    catalog = knowledge_base.catalog.devices
+    for entry_id, device, shown in rows:  # each at its own typical constructor
+        entry, formulas, typical = _at_typical(knowledge_base, entry_id)
+        ranged = {k for k, s in entry.symbols.items() if s.range is not None}
+        at = {**typical, **{k: v for k, v in shared.items() if k in ranged}}
+        result = evaluate(entry, formulas, catalog[device], at)
+        assert math.isclose(float(shown["time"]), result.time, rel_tol=1e-9), entry_id
+    labels = page.locator(".kb-compare .kb-x-devices label").all_text_contents()
+    assert f" {catalog[H100].name}" in labels
+    assert not [label for label in labels if label.strip() in catalog]  # names, not ids
     assert browser.errors == []
 
 

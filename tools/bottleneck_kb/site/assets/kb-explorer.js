@@ -781,10 +781,21 @@
     var fixed = map();
     var devices = [];
     var known = [];
+    var deviceNames = map();
+    // A name two entries measure in different units (B in sequences, B in rows) is not one
+    // quantity: it is not shared, and each entry keeps its own typical value.
+    var units = map();
+    this.conflicts = [];
     this.state.entries.forEach(function (id) {
       var data = registry[id].data;
-      data.devices.forEach(function (d) { if (known.indexOf(d.id) < 0) known.push(d.id); });
+      data.devices.forEach(function (d) {
+        if (known.indexOf(d.id) < 0) known.push(d.id);
+        deviceNames[d.id] = d.name;
+      });
       data.symbols.forEach(function (s) {
+        var unit = s.unit || "";
+        if (!has(units, s.symbol)) units[s.symbol] = [unit];
+        else if (units[s.symbol].indexOf(unit) < 0) units[s.symbol].push(unit);
         if (s.range === null) { fixed[s.symbol] = s; return; }
         var known = symbols[s.symbol];
         symbols[s.symbol] = known ? { symbol: s.symbol, unit: s.unit, name: s.name, typical: known.typical,
@@ -804,8 +815,12 @@
     }
     if (this.state.devices === null) this.state.devices = devices.slice();
     this.state.devices = this.state.devices.filter(function (d) { return devices.indexOf(d) >= 0; });
-    this.conflicts = [];
     var shared = Object.keys(symbols).sort().filter(function (name) {
+      if (units[name].length > 1) {
+        self.conflicts.push(name + " is measured in " + units[name].map(function (u) { return u || "no unit"; }).join(" and ") +
+          " by the entries chosen: each keeps its own typical value");
+        return false;
+      }
       if (symbols[name].range[0] <= symbols[name].range[1]) return true;
       self.conflicts.push(name + ": the entries' ranges do not overlap");
       return false;
@@ -855,7 +870,7 @@
           .map(function (c) { return c.value; });
         self.render();
       });
-      self.devices.appendChild(el("label", {}, [check, " " + id]));
+      self.devices.appendChild(el("label", {}, [check, " " + deviceNames[id]]));
     });
     this.render();
   };
