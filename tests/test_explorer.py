@@ -27,6 +27,7 @@ from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
 from bottleneck_kb.roofline import Formulas, evaluate, parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
+from bottleneck_kb.site import charts
 from bottleneck_kb.site.explorer import (
     compare_body,
     entry_script,
@@ -376,6 +377,25 @@ def test_numbers_past_six_digits_read_as_what_they_are_and_ridges_drawn_are_said
         "table's order; choose fewer devices to see the others'."
     ) in captions
     assert browser.errors == []
+
+
+def test_logarithmic_axes_mark_the_decades_between_their_ends(browser: Browser) -> None:
+    page = browser.open(entry_url(DISJOINT))  # c sweeps 1024 to 1048576, on a log scale
+    page.locator('.kb-explorer select[aria-label="chart symbol"]').select_option("c")
+    chart = page.locator(".kb-explorer svg.kb-x-svg").first
+    assert chart.locator("text.kb-x-along-x").all_text_contents() == ["10000", "100000"]
+    assert chart.locator("text.kb-x-along-y").count() >= 1  # intensity spans decades too
+    # ODD's N runs over 400 decades: at most charts.MAX_LOG_TICKS of them are marked.
+    page = browser.open(entry_url(ODD))
+    page.locator('.kb-explorer select[aria-label="chart symbol"]').select_option("N")
+    marked = page.locator(".kb-explorer svg.kb-x-svg").first.locator("text.kb-x-along-x")
+    assert 0 < marked.count() <= charts.MAX_LOG_TICKS
+    assert browser.errors == []
+
+
+def test_the_explorer_marks_as_many_decades_as_the_static_charts() -> None:
+    script = REPOSITORY / "tools" / "bottleneck_kb" / "site" / "assets" / "kb-explorer.js"
+    assert f"var MAX_LOG_TICKS = {charts.MAX_LOG_TICKS};" in script.read_text("utf-8")
 
 
 def test_a_floor_of_a_square_root_agrees_with_the_static_table(

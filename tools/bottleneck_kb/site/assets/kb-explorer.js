@@ -316,6 +316,22 @@
   }
 
   /* How far `x` is across [lo, hi], 0 to 1, on a log scale or not, without overflow. */
+  /* charts.MAX_LOG_TICKS: a logarithmic axis marks at most this many decades. */
+  var MAX_LOG_TICKS = 8;
+
+  /* The powers of ten strictly inside (lo, hi), every so many decades so that at most
+     MAX_LOG_TICKS are marked: the ticks between a logarithmic axis's two labelled ends. */
+  function decades(lo, hi) {
+    var first = Math.ceil(Math.log10(lo)), last = Math.floor(Math.log10(hi));
+    var every = Math.max(1, Math.ceil((last - first + 1) / MAX_LOG_TICKS));
+    var found = [];
+    for (var e = first; e <= last; e += every) {
+      var v = Math.pow(10, e);
+      if (v > lo && v < hi) found.push(v);
+    }
+    return found;
+  }
+
   function fraction(x, lo, hi, log) {
     if (log) return (Math.log(x) - Math.log(lo)) / (Math.log(hi) - Math.log(lo));
     return (x / 2 - lo / 2) / (hi / 2 - lo / 2);
@@ -572,6 +588,19 @@
     [[lo, "start"], [hi, "end"]].forEach(function (p) {
       chart.appendChild(svg("text", { x: fx(p[0]), y: H - bottom + 16, "text-anchor": p[1] }, [plain(p[0])]));
     });
+    // Decades between the ends, not too near them for their labels to stay apart.
+    if (xlog) {
+      decades(lo, hi).filter(function (v) { return fx(v) - fx(lo) > 40 && fx(hi) - fx(v) > 40; }).forEach(function (v) {
+        chart.appendChild(svg("line", { "class": "kb-x-tick", x1: fx(v), x2: fx(v), y1: H - bottom, y2: H - bottom + 4 }));
+        chart.appendChild(svg("text", { "class": "kb-x-tick-label kb-x-along-x", x: fx(v), y: H - bottom + 16, "text-anchor": "middle" }, [plain(v)]));
+      });
+    }
+    if (ylog) {
+      decades(ymin, ymax).filter(function (v) { return fy(ymin) - fy(v) > 16 && fy(v) - fy(ymax) > 16; }).forEach(function (v) {
+        chart.appendChild(svg("line", { "class": "kb-x-tick", x1: left - 4, x2: left, y1: fy(v), y2: fy(v) }));
+        chart.appendChild(svg("text", { "class": "kb-x-tick-label kb-x-along-y", x: left - 6, y: fy(v) + 4, "text-anchor": "end" }, [format(v)]));
+      });
+    }
     chart.appendChild(svg("text", { x: (left + W - right) / 2, y: H - 6, "text-anchor": "middle" },
       [symbol.symbol + (symbol.unit ? " (" + symbol.unit + ")" : "") + (xlog ? ", log scale" : "")]));
     [[ymin, H - bottom], [ymax, top + 10]].forEach(function (p) {
@@ -580,13 +609,18 @@
     var middle = top + (H - top - bottom) / 2;
     chart.appendChild(svg("text", { x: 12, y: middle, transform: "rotate(-90 12 " + middle + ")",
       "text-anchor": "middle" }, [ylabel + (ylog ? ", log" : "")]));
-    levels.forEach(function (level, i) {
-      var y = fy(level.y);
-      var group = svg("g", { "class": "kb-ridge " + level.cls });
-      group.appendChild(svg("line", { x1: left, x2: W - right, y1: y, y2: y }));
-      group.appendChild(svg("text", { x: W - right - 4, y: y + (i % 2 ? 14 : -4), "text-anchor": "end" }, [level.label]));
-      chart.appendChild(group);
-    });
+    // Each level's label just above its line, pushed down from the label above it where two
+    // lines are closer than a line of text.
+    var placed = -Infinity;
+    levels.map(function (level) { return { level: level, y: fy(level.y) }; })
+      .sort(function (a, b) { return a.y - b.y; })
+      .forEach(function (item) {
+        var group = svg("g", { "class": "kb-ridge " + item.level.cls });
+        group.appendChild(svg("line", { x1: left, x2: W - right, y1: item.y, y2: item.y }));
+        placed = Math.max(item.y - 4, placed + 13);
+        group.appendChild(svg("text", { x: W - right - 4, y: placed, "text-anchor": "end" }, [item.level.label]));
+        chart.appendChild(group);
+      });
     lines.forEach(function (line) {
       var points = line.points.filter(function (p) { return p[1] > 0 || !ylog; });
       if (points.length < 2) return;
