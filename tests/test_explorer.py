@@ -8,6 +8,7 @@ payload and scripts (`explorer_block`, `explorer_assets`), served from a local h
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import posixpath
@@ -391,6 +392,19 @@ def test_logarithmic_axes_mark_the_decades_between_their_ends(browser: Browser) 
     marked = page.locator(".kb-explorer svg.kb-x-svg").first.locator("text.kb-x-along-x")
     assert 0 < marked.count() <= charts.MAX_LOG_TICKS
     assert browser.errors == []
+
+
+def test_ridge_labels_do_not_overlap(browser: Browser) -> None:
+    page = browser.open(entry_url(LM_HEAD))
+    chart = page.locator(".kb-explorer svg.kb-x-svg").first
+    ys = sorted(
+        float(y)
+        for y in chart.locator("g.kb-ridge text").evaluate_all(
+            "texts => texts.map(t => t.getAttribute('y'))"
+        )
+    )
+    assert len(ys) >= 2
+    assert all(below - above >= 12 for above, below in itertools.pairwise(ys)), ys
 
 
 def test_the_explorer_marks_as_many_decades_as_the_static_charts() -> None:
