@@ -403,9 +403,9 @@ def _evaluation_sections(
             )
             + f"<figcaption>Arithmetic intensity as {text(symbol.symbol)} sweeps its range, the "
             "other symbols at their typical values; a horizontal line per device at its ridge "
-            "point (past two devices, the lowest and highest are labelled and every line names "
-            "its device on hover; the table above gives each ridge point); a mark where the "
-            "verdict flips.</figcaption></figure>",
+            f"point (past {charts.MAX_LABELLED} devices, the lowest and highest are labelled "
+            "and every line names its device on hover; the table above gives each ridge "
+            "point); a mark where the verdict flips.</figcaption></figure>",
         ]
     rows = [
         [
