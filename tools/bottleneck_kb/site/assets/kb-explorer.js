@@ -521,6 +521,13 @@
       .concat(derived.map(function (name) { return units[name] ? name + " (" + units[name] + ")" : name; }));
     var body = el("tbody");
     var notes = this.notes.slice();
+    // A workaround's model replaces FLOPs or bytes, never the derived formulas: say so where
+    // both are on the page, since a derived value (KV bytes a token) may be what it changes.
+    if (state.workaround !== null && derived.length &&
+        Object.keys(this.entry.compiled.workarounds[state.workaround]).length) {
+      notes.push("The derived values follow the entry's own formulas: the workaround's model replaces " +
+        Object.keys(this.entry.compiled.workarounds[state.workaround]).sort().join(" and ") + ", not them.");
+    }
     evaluation.results.forEach(function (r) {
       var row = el("tr", { "data-device": r.device });
       row.appendChild(el("td", {}, [r.name]));
