@@ -691,6 +691,10 @@ def test_the_dtype_picker_uses_that_dtypes_dense_peak(
 ) -> None:
     page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}&@dtype=fp8")
     assert page.locator('select[aria-label="dtype"]').input_value() == "fp8"
+    assert page.locator(".kb-x-notes li").all_text_contents() == [
+        "Only the peak is fp8's: the formulas are the entry's, written for bf16, with any bits "
+        "or bytes per value they hold."
+    ]
     row = table(page)[H100]
     peak = knowledge_base.catalog.devices[H100].peak_flops["fp8"].value
     assert math.isclose(float(row["compute_time"]), float(row["flops"]) / peak, rel_tol=1e-12)
@@ -699,6 +703,7 @@ def test_the_dtype_picker_uses_that_dtypes_dense_peak(
         knowledge_base.entry(LM_HEAD) or pytest.fail(), knowledge_base.catalog.devices, on=[H100]
     ).results[0]
     assert math.isclose(float(table(page)[H100]["time"]), expected.time, rel_tol=1e-9)
+    assert page.locator(".kb-x-notes li").count() == 0
 
 
 @pytest.mark.parametrize("dtype", ["constructor", "fp99"])

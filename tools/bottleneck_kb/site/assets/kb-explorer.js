@@ -521,6 +521,10 @@
       .concat(derived.map(function (name) { return units[name] ? name + " (" + units[name] + ")" : name; }));
     var body = el("tbody");
     var notes = this.notes.slice();
+    if (state.dtype !== data.dtype) {
+      notes.push("Only the peak is " + state.dtype + "'s: the formulas are the entry's, written for " +
+        data.dtype + ", with any bits or bytes per value they hold.");
+    }
     // A workaround's model replaces FLOPs or bytes, never the derived formulas: say so where
     // both are on the page, since a derived value (KV bytes a token) may be what it changes.
     if (state.workaround !== null && derived.length &&
