@@ -26,6 +26,7 @@ from bottleneck_kb.evaluation import check_overrides, evaluate_entry, select_dev
 from bottleneck_kb.formula import power
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
+from bottleneck_kb.numbers import format_seconds
 from bottleneck_kb.roofline import Formulas, evaluate, parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 from bottleneck_kb.site import charts
@@ -419,6 +420,25 @@ def test_logarithmic_axes_mark_the_decades_between_their_ends(browser: Browser) 
     page.locator('.kb-explorer select[aria-label="chart symbol"]').select_option("N")
     marked = page.locator(".kb-explorer svg.kb-x-svg").first.locator("text.kb-x-along-x")
     assert 0 < marked.count() <= charts.MAX_LOG_TICKS
+    assert browser.errors == []
+
+
+def test_times_take_the_prefix_the_static_table_gives_them(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    shown = 0
+    for entry in repository_entries(knowledge_base):
+        if not explorable(entry):
+            continue
+        page = browser.open(entry_url(entry.id))
+        cells = page.eval_on_selector_all(
+            ".kb-explorer .kb-x-results [data-quantity$='time']",
+            "cells => cells.map(c => [Number(c.dataset.value), c.textContent])",
+        )
+        for value, text in cells:
+            assert text.split()[-1] == format_seconds(value).split()[-1], (entry.id, text)
+            shown += 1
+    assert shown > 0
     assert browser.errors == []
 
 
