@@ -603,6 +603,7 @@ def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
     and where a check computes the claim, whether it holds on every device it names."""
     node = schema(ENTRY)["properties"]["claims"]["items"]["properties"]["verdict"]
     verdicts = {value: title for value, (title, _) in documented(node).items()}
+    numbers = _check_numbers(entry)
     rows = []
     for claim in entry.claims:
         verdict = text(verdicts.get(claim.verdict, claim.verdict.replace("_", " ")))
@@ -611,7 +612,7 @@ def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
                 c for c in evaluation["checks"] if c["claim"] == entry.checks[claim.check].claim
             ]
             held = all(c["passed"] for c in outcomes)
-            number = _check_numbers(entry)[entry.checks[claim.check].claim]
+            number = numbers[entry.checks[claim.check].claim]
             verdict += (
                 f'; <a href="#check-{number}">check {number}</a> {"holds" if held else "fails"}'
             )
@@ -715,8 +716,8 @@ def _label(name: str, figure: Figure) -> str:
 
 
 def _figure_note(figure: Figure) -> str:
-    """What the catalog says beside a figure; for a link bandwidth its source counts both
-    ways, the figure the source gives, since the table shows one direction."""
+    """What the catalog says beside a figure; and for a link bandwidth whose source counts
+    both directions, the figure the source gives (the table shows one direction)."""
     said = []
     if figure.direction == "both_directions":
         both = format_quantity(figure.value.value / PER_DIRECTION[figure.direction], "B/s")
