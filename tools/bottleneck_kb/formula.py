@@ -275,11 +275,13 @@ _REJECTED_NODES: Mapping[type[ast.AST], tuple[str, str | None]] = {
 }
 
 
-def parse(text: str, declared: Collection[str]) -> Formula:
+def parse(text: str, declared: Collection[str], usable: Collection[str] | None = None) -> Formula:
     """Parse and validate ``text`` as a formula over the ``declared`` symbols.
 
     Raises :class:`FormulaError` for anything outside the language, with the offset of the
-    offending construct.
+    offending construct. An unknown name is told the ``usable`` names (default: the declared
+    ones), listed and as the nearest: a declared name outside them is accepted here for
+    another rule to judge (a derived name defined below the formula that uses it).
     """
     if not isinstance(text, str):
         raise FormulaError(f"a formula must be a string, not {type(text).__name__}")
@@ -293,7 +295,9 @@ def parse(text: str, declared: Collection[str]) -> Formula:
         )
     _check_text(text)
     tree = _parse_ast(text)
-    validator = _Validator(text, declared_set)
+    validator = _Validator(
+        text, declared_set, declared_set if usable is None else frozenset(usable)
+    )
     program = validator.check(tree, 1)
     return Formula(text=text, tree=tree, symbols=frozenset(validator.used), program=program)
 
@@ -408,9 +412,10 @@ class _Validator:
     """Allowlist walk over a parsed tree, collecting the declared symbols it uses and
     compiling what it admits (one walk, not two: `kb check` parses every formula it reads)."""
 
-    def __init__(self, text: str, declared: frozenset[str]) -> None:
+    def __init__(self, text: str, declared: frozenset[str], usable: frozenset[str]) -> None:
         self.text = text
         self.declared = declared
+        self.usable = usable
         self.used: set[str] = set()
 
     def reject(self, node: ast.AST, message: str, hint: str | None = None) -> FormulaError:
@@ -482,14 +487,14 @@ class _Validator:
             raise self.reject(
                 node, f"function `{node.id}` used as a value", f"call it, as in {example}"
             )
-        listed = sorted(self.declared)
+        listed = sorted(self.usable)
         names = ", ".join(listed[:_MAX_LISTED_SYMBOLS]) or "(none)"
         if len(listed) > _MAX_LISTED_SYMBOLS:
             names += ", ..."
         raise self.reject(
             node,
             f"unknown symbol `{node.id}`; declared: {names}",
-            _suggestion(node.id, self.declared),
+            _suggestion(node.id, self.usable),
         )
 
     def check_call(self, node: ast.Call, depth: int) -> Program:

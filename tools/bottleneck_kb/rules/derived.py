@@ -26,16 +26,25 @@ def _figures() -> tuple[str, ...]:
 def _parsed(entry: Entry) -> Iterator[tuple[int, Derived, formula.Formula | formula.FormulaError]]:
     """Each derived item with its formula parsed over every name a formula could mean (symbols,
     figures, all derived names), or the error that stopped it."""
-    names = {
-        *entry.symbols,
-        *_figures(),
-        *(d.name for d in entry.derived),
-    } - formula.FUNCTIONS.keys()
+    given = {*entry.symbols, *_figures()}
+    names = {*given, *(d.name for d in entry.derived)} - formula.FUNCTIONS.keys()
     for index, item in enumerate(entry.derived):
-        try:
-            yield index, item, formula.parse(item.formula.text, names)
-        except formula.FormulaError as exc:
-            yield index, item, exc
+        parsed = _parse(item.formula.text, names)
+        if isinstance(parsed, formula.FormulaError):
+            # A derived name below parses (derived-order says it is below), but a misspelt
+            # name is told only what it may use: the names above it. Parsed again to say so.
+            above = given.union(d.name for d in entry.derived[:index])
+            parsed = _parse(item.formula.text, names, above - formula.FUNCTIONS.keys())
+        yield index, item, parsed
+
+
+def _parse(
+    text: str, names: set[str], usable: set[str] | None = None
+) -> formula.Formula | formula.FormulaError:
+    try:
+        return formula.parse(text, names, usable)
+    except formula.FormulaError as exc:
+        return exc
 
 
 @rule(DERIVED_FORMULA, "derived-formula", Scope.ENTRY)
