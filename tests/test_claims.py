@@ -11,6 +11,7 @@ from bottleneck_kb.check import check
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.roofline import check_failures, evaluate, parse_formulas
 from bottleneck_kb.rules import REGISTRY
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 from bottleneck_kb.rules.references import arxiv_year
 from bottleneck_kb.source import load
 
@@ -208,9 +209,10 @@ def test_computed_claims_name_passing_checks_that_bear_out_their_numbers(
     assert low is not None and high is not None and low <= four_bit.bytes <= high
 
 
-def _minimal_with(kb_root: Path, extra: str) -> None:
+def _minimal_with(kb_root: Path, patch: str) -> None:
+    """The fixture knowledge base's minimal entry with the merge patch `patch` applied."""
     minimal = kb_root / "entries" / "fixtures" / "minimal.yaml"
-    minimal.write_text(minimal.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    minimal.write_text(patched(MINIMAL_ENTRY, patch), encoding="utf-8")
 
 
 def test_many_references_get_no_did_you_mean(kb_root: Path) -> None:
@@ -235,6 +237,7 @@ def test_many_references_get_no_did_you_mean(kb_root: Path) -> None:
 def test_a_claim_in_an_entry_without_references_or_checks(kb_root: Path) -> None:
     _minimal_with(
         kb_root,
+        "references: null\n"
         "claims:\n"
         '  - card: C.\n    source: S.\n    reference: "2302.01318"\n    verdict: agrees\n'
         "  - card: D.\n    verdict: computed\n    check: 0\n",
@@ -243,6 +246,12 @@ def test_a_claim_in_an_entry_without_references_or_checks(kb_root: Path) -> None
     found = [(d.code, d.message, d.hint) for d in check(kb_root).diagnostics]
 
     assert found == [
+        (
+            "KB223",
+            "the entry cites no source",
+            "list under references: the paper, datasheet or measurement its formulas and "
+            "typical values come from",
+        ),
         (
             "KB221",
             "'2302.01318' is not the arXiv id or URL of any reference of the entry",

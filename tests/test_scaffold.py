@@ -96,6 +96,7 @@ def test_a_new_entry_reports_exactly_its_placeholders(repository: Path) -> None:
         (name_line, name_col, "KB015", "scales_with[0].name is still a placeholder"),
         (name_line, name_col - 6, "KB402", "symbol 'TODO' is used in the formulas but has no "
          "typical value"),
+        (text.splitlines().index("references: []") + 1, 1, "KB223", "the entry cites no source"),
     ]  # fmt: skip
 
     found = check(repository).diagnostics
@@ -119,6 +120,11 @@ def test_a_newcomer_scaffolds_fills_checks_and_formats(repository: Path) -> None
         ("description: TODO", "description: Weights streamed.\n    typical: 1.0e+9"),
         ("title: TODO", "title: Fewer bytes"),
         ("description: TODO", "description: Quantize the weights."),
+        (
+            "references: []",
+            "references:\n  - title: Roofline\n    first_author: Williams\n    year: 2009\n"
+            "    url: https://doi.org/10.1145/1498765.1498785",
+        ),
     ]:
         assert placeholder in text
         text = text.replace(placeholder, value, 1)

@@ -271,13 +271,11 @@ def test_a_key_required_by_a_then_or_else_part_is_described() -> None:
     """`claims` requires `source` or `check` depending on the verdict (if/then/else): the
     description is the object's, around the part that requires it."""
     claims = (
-        "references:\n"
-        "  - {title: T, first_author: Chen, year: 2023, arxiv: '2302.01318'}\n"
         "claims:\n"
         "  - {card: A sourced claim., verdict: agrees, reference: '2302.01318'}\n"
         "  - {card: A computed claim., verdict: computed}\n"
     )
-    line = len(MINIMAL_ENTRY.splitlines()) + 4
+    line = len(MINIMAL_ENTRY.splitlines()) + 2
     assert _said(schemas.ENTRY, MINIMAL_ENTRY + claims) == [
         (
             line,

@@ -44,6 +44,7 @@ KB214  alias-not-taken              identity
 KB220  year-matches-arxiv           references
 KB221  claim-names-a-reference      claims
 KB222  claim-names-a-check          claims
+KB223  entry-cites-a-source         references
 KB301  bad-quantity                 model
 KB310  known-source                 catalog
 KB311  source-used                  catalog

@@ -33,6 +33,11 @@ scales_with:
     description: Weights streamed.
     typical: 1.0e+9
 workarounds: []
+references:
+  - title: "Roofline: An Insightful Visual Performance Model for Multicore Architectures"
+    first_author: Williams
+    year: 2009
+    url: https://doi.org/10.1145/1498765.1498785
 """
 
 #: The smallest device every rule passes.

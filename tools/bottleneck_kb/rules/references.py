@@ -1,14 +1,16 @@
-"""References: what an entry cites agrees with itself (an arXiv id carries its year)."""
+"""References: an entry cites its sources, and what it cites agrees with itself (an arXiv id
+carries its year)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, Severity
 from ..model import Entry
 from . import Context, Scope, rule
 
 ARXIV_YEAR = "KB220"
+CITES_A_SOURCE = "KB223"
 
 
 def arxiv_year(arxiv: str) -> int:
@@ -51,3 +53,39 @@ def years_match_arxiv(entry: Entry, context: Context) -> Iterable[Diagnostic]:
                 "instead of the arXiv id",
                 at=("year",),
             )
+
+
+@rule(CITES_A_SOURCE, "entry-cites-a-source", Scope.ENTRY, Severity.WARNING)
+def entries_cite_a_source(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """An entry lists the sources its formulas and figures come from.
+
+    ## What it checks
+    That the entry has at least one item in `references`. A workaround's own references do
+    not count: they back the workaround, not the entry's formulas.
+    ## Why it matters
+    Readers decide how to build a system from these numbers; a formula or a typical value
+    nobody can trace to a paper, a datasheet or a measurement cannot be checked or trusted.
+    A warning, so a knowledge base can choose: `kb check --strict` (this repository's CI)
+    fails on it.
+    ## How to fix
+    Add the paper, datasheet or measurement you read, with its first author and year, and an
+    arXiv id or a url.
+    ## Fails
+    ```yaml
+    references: []
+    ```
+    ## Passes
+    ```yaml
+    references:
+      - {title: Speculative sampling, first_author: Chen, year: 2023, arxiv: "2302.01318"}
+    ```
+    """
+    if not entry.references:
+        yield entry.source.error_at(
+            CITES_A_SOURCE,
+            ("references",) if "references" in entry.source.data else (),
+            "the entry cites no source",
+            "list under references: the paper, datasheet or measurement its formulas and "
+            "typical values come from",
+            key="references" in entry.source.data,
+        )
