@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -552,3 +553,30 @@ def test_a_speedup_past_a_million_is_not_printed_in_full(kb_root: Path) -> None:
 
     assert result.exit_code == 0, result.output
     assert "x faster (bytes cut 1.00e+291x; 2.00e-282 B, " in result.output
+
+
+@pytest.mark.parametrize("module", ["bottleneck_kb", "bottleneck_kb.cli"])
+def test_python_dash_m_runs_kb(kb_root: Path, module: str) -> None:
+    """Where the console script is not on PATH, `python -m` runs the same command, exit
+    status included."""
+    clean = subprocess.run(
+        [sys.executable, "-m", module, "check", "--root", str(kb_root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (clean.returncode, clean.stdout) == (
+        0,
+        "All clear: checked 1 entry against 2 devices.\n",
+    )
+    (kb_root / "entries" / "fixtures" / "minimal.yaml").write_text("id: [", encoding="utf-8")
+    broken = subprocess.run(
+        [sys.executable, "-m", module, "check", "--root", str(kb_root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "KB001" in broken.stdout

@@ -490,3 +490,7 @@ def new(
     base = _root(root)
     path = new_file(base, HARDWARE if is_device else ENTRY, identifier, given)
     click.echo(one_line(f"wrote {display_path(path, base)}; replace each TODO, then run kb check"))
+
+
+if __name__ == "__main__":  # `python -m bottleneck_kb.cli`, as `python -m bottleneck_kb`
+    run()
