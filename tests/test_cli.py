@@ -359,6 +359,15 @@ def test_rules_lists_every_code() -> None:
     assert codes == sorted(rules.REGISTRY)
 
 
+def test_rules_with_codes_shows_what_check_explain_shows() -> None:
+    shown = run("rules", "kb223", "KB001")
+    assert shown.exit_code == 0, shown.output
+    explained = [run("check", "--explain", code).output for code in ("KB223", "KB001")]
+    assert shown.output == "\n".join(explained)
+    unknown = run("rules", "KB999")
+    assert unknown.exit_code == 2 and "no rule KB999" in unknown.output
+
+
 def test_every_rule_is_explained_in_a_readable_length() -> None:
     lengths = {code: len(run("check", "--explain", code).output) for code in rules.REGISTRY}
     assert {code: n for code, n in lengths.items() if n > 3_000} == {}

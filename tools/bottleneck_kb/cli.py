@@ -408,10 +408,15 @@ def _explanation(code: str) -> str:
 
 
 @main.command()
-def rules() -> None:
-    """List every diagnostic code with its name and summary (kb check --explain CODE for more)."""
+@click.argument("codes", nargs=-1)
+def rules(codes: tuple[str, ...]) -> None:
+    """List every diagnostic code with its name and summary; with CODES, show each one's
+    documentation (as kb check --explain CODE does)."""
     from .rules import REGISTRY
 
+    if codes:
+        click.echo("\n\n".join(_explanation(code.upper()) for code in codes))
+        return
     for code in sorted(REGISTRY):
         rule = REGISTRY[code]
         click.echo(f"{code}  {rule.name:<28} {rule.summary}")
