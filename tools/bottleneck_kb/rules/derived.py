@@ -181,9 +181,8 @@ def derived_names_are_unique(entry: Entry, context: Context) -> Iterable[Diagnos
     """A derived name is not a symbol, a function or an earlier derived name.
 
     ## What it checks
-    That each `derived[].name` differs from the symbols of `scales_with`, from the formula
-    language's functions (min, max, ceil, floor, log2, sqrt) and from the derived names above
-    it.
+    That each `derived[].name` differs from the symbols of `scales_with`, from the names of
+    the formula language's functions (`max`, say) and from the derived names above it.
     ## Why it matters
     Formulas and checks refer to values by name; one name for two values would make every
     use of it ambiguous.

@@ -24,8 +24,9 @@ def formulas_parse(entry: Entry, context: Context) -> Iterable[Diagnostic]:
 
     ## What it checks
     Formulas are numbers, the symbols of `scales_with`, `+ - * / **`, parentheses and the
-    functions min, max, ceil, floor, log2 and sqrt; nothing else. The error points at the
-    column inside the formula.
+    language's functions (the message lists them when another is called; CONTRIBUTING.md,
+    Formulas, describes each); nothing else. The error points at the column inside the
+    formula.
     ## Why it matters
     Formulas come from strangers and are evaluated in CI; anything outside the language is
     refused rather than run.
