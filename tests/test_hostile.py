@@ -26,6 +26,7 @@ from bottleneck_kb.check import check
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic, error
 from bottleneck_kb.model import Entry
+from bottleneck_kb.report import CHECK, formats
 from bottleneck_kb.results import CheckResult
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.source import MAX_FILE_BYTES
@@ -368,7 +369,7 @@ def test_a_control_character_escape_in_a_value_never_reaches_the_output_raw(
     assert "\x1b" not in result.output
 
 
-@pytest.mark.parametrize("output_format", ["text", "json", "github", "sarif"])
+@pytest.mark.parametrize("output_format", formats(CHECK))
 def test_a_control_character_in_a_file_name_never_reaches_any_output_raw(
     output_format: str, tmp_path: Path, kb_root: Path
 ) -> None:

@@ -17,6 +17,7 @@ from click.testing import CliRunner, Result
 
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import inert_json, one_line
+from bottleneck_kb.report import CHECK, EVALUATION, HARDWARE, formats
 
 from .conftest import FIXTURES
 
@@ -153,15 +154,12 @@ SHOWN = {
     "claim reference": {"check text", "check json", "check github", "check sarif"},
     "device name": {"hardware json"},
 }
+#: Every format of every command that shows what files say, from the reporter registry: a
+#: format added there is tried here with every hostile value, unasked.
 COMMANDS = {
-    "check text": ["check", "--format", "text"],
-    "check json": ["check", "--format", "json"],
-    "check github": ["check", "--format", "github"],
-    "check sarif": ["check", "--format", "sarif"],
-    "eval table": ["eval", "fixtures/full", "--format", "table"],
-    "eval json": ["eval", "fixtures/full", "--format", "json"],
-    "hardware table": ["hardware", "--format", "table"],
-    "hardware json": ["hardware", "--format", "json"],
+    **{f"check {name}": ["check", "--format", name] for name in formats(CHECK)},
+    **{f"eval {name}": ["eval", "fixtures/full", "--format", name] for name in formats(EVALUATION)},
+    **{f"hardware {name}": ["hardware", "--format", name] for name in formats(HARDWARE)},
 }
 
 
