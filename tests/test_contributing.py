@@ -165,3 +165,17 @@ def test_the_pull_request_template_has_a_checklist() -> None:
     items = re.findall(r"^- \[ \] (.*)", template, flags=re.MULTILINE)
     assert len(items) >= 5
     assert any("`kb check`" in i for i in items) and any("`kb fmt --check`" in i for i in items)
+
+
+def test_the_growing_guide_names_files_that_exist() -> None:
+    """The maintainers' section points at real files (paths from the repository, or from the
+    package for `rules/...` and `formula.py`)."""
+    text = section("## Growing kb")
+    package = REPOSITORY / "tools" / "bottleneck_kb"
+    named = re.findall(r"`([\w/.-]+\.(?:py|json))`", text)
+    assert len(named) >= 8
+    for name in named:
+        where = REPOSITORY / name if name.split("/")[0] in {"tools", "tests", "schema"} else None
+        assert (where or package / name).is_file(), name
+    folders = re.findall(r"`((?:tests|tools|schema)/[\w/]+/)`", text)
+    assert folders and all((REPOSITORY / folder).is_dir() for folder in folders), folders
