@@ -17,10 +17,19 @@ from hypothesis import strategies as st
 
 from bottleneck_kb.diagnostics import Severity
 from bottleneck_kb.source import load
-from bottleneck_kb.source.problems import BAD_NUMBER, MAX_NUMBER_DIGITS, PORTABLE_NUMBER
+from bottleneck_kb.source.problems import (
+    BAD_NUMBER,
+    MAX_KEY_LENGTH,
+    MAX_NUMBER_DIGITS,
+    PORTABLE_NUMBER,
+    SYNTAX,
+)
 from bottleneck_kb.source.scalars import (
+    KNOWN_KEYS,
+    certainly_float,
     certainly_key_text,
     certainly_text,
+    number_by_the_rules,
     plain_key_is_text,
     plain_value,
 )
@@ -84,6 +93,51 @@ def test_the_fast_path_takes_no_character_that_a_rule_reads() -> None:
                 assert plain_value(text) == (text, None), text
             if certainly_key_text(text):
                 assert plain_key_is_text(text), text
+
+
+# Floats as entries write them, and texts next to them: no exponent sign, no digits before the
+# dot, an underscore, a leading zero, past the digit limit, past the largest float.
+float_texts = st.one_of(
+    scalar_texts,
+    st.from_regex(r"[-+]?[0-9]{1,40}\.[0-9]{0,20}(?:[eE][-+][0-9]{1,4})?", fullmatch=True),
+    st.lists(
+        st.sampled_from([*"0123456789", ".", "e", "E", "+", "-", "_", "e+", "e-"]),
+        min_size=1,
+        max_size=34,
+    ).map("".join),
+)
+
+
+@SETTINGS
+@given(float_texts)
+def test_a_float_the_fast_path_takes_is_what_the_rules_make_of_it(text: str) -> None:
+    if certainly_float(text):
+        value, problem = number_by_the_rules(text)
+        assert (type(value), value, problem) == (float, float(text), None)
+        assert plain_value(text) == (value, None)
+
+
+def test_the_fast_path_takes_the_floats_entries_write() -> None:
+    for text in ("0.99", "1.0e+9", "-2.5", "+3.", "1.5E-3"):
+        assert certainly_float(text), text
+    # A warning or an error is the rules' to give.
+    for text in ("1e9", "1.0e9", ".5", "1_000.0", "1.0e+400", "1" * 30 + ".0", "0x1", "1"):
+        assert not certainly_float(text), text
+
+
+def test_only_keys_the_fast_path_takes_are_remembered_and_only_so_many() -> None:
+    """A knowledge base's keys are looked up once known: a hostile file cannot make the
+    set grow past its bound, nor put in it a key that the rules must see each time."""
+    long_key = "k" * (MAX_KEY_LENGTH + 1)
+    keys = [f"key{i}" for i in range(3000)]
+    document, problems = load("\n".join(f"{k}: 1" for k in keys).encode(), "many.yaml")
+    assert document is not None and list(document.data) == keys and not problems
+    assert 0 < len(KNOWN_KEYS) <= 1024
+    assert all(certainly_key_text(k) and len(k) <= MAX_KEY_LENGTH for k in KNOWN_KEYS)
+    for _ in range(2):  # refused the second time too
+        document, problems = load(f"{long_key}: 1\n".encode(), "long.yaml")
+        assert document is None and [p.code for p in problems] == [SYNTAX]
+    assert long_key not in KNOWN_KEYS
 
 
 def test_the_fast_path_leaves_every_word_of_the_rules_to_them() -> None:

@@ -91,7 +91,13 @@ def _walk(
         folders[:] = [name for name in folders if name not in linked]
         # A folder named *.yaml is listed, to be refused as "a directory" when read.
         found += [here / name for name in folders if name.endswith(SUFFIX) and not hidden]
+        # Where every file ending in SUFFIX is read (not a hidden folder, nor a subfolder of
+        # hardware/), such a file that is not hidden is read: what `_not_read` says of it.
+        readable = not hidden and not (devices and here != base)
         for name in files:
+            if readable and name.endswith(SUFFIX) and not name.startswith("."):
+                found.append(here / name)  # nearly every file: decided without the calls below
+                continue
             if not _seen_as(name).lower().endswith(_MEANT_AS_DATA):
                 continue
             why = _not_read(name, hidden, devices and here != base)

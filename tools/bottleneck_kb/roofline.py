@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from types import MappingProxyType
 
 from . import formula
 from .diagnostics import Diagnostic
 from .errors import KBError
-from .model import Check, Device, Entry, WrittenFormula
+from .model import Check, Device, Entry, Intensity, WorkaroundModel, WrittenFormula
 from .numbers import format_quantity, format_seconds, number
 from .schemas import ENTRY, vocabulary
 
@@ -72,6 +73,8 @@ COMPUTE, MEMORY = ROOFS[0].name, ROOFS[1].name
 CAPACITY = Roof("capacity", "footprint", "memory_capacity")
 #: The formulas an entry may give besides FLOPs and bytes.
 OPTIONAL = ("interconnect_bytes", "latency", "footprint")
+#: The OPTIONAL formulas of an Intensity or a WorkaroundModel, as written (None where not).
+_optional_written = attrgetter(*OPTIONAL)
 #: The unit of each quantity a check can bound.
 UNITS = {
     "flops": "FLOP",
@@ -237,7 +240,9 @@ def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
             problems.append(located(where, exc))
             return None
 
-    def others(source: object) -> dict[str, formula.Formula]:
+    def others(source: Intensity | WorkaroundModel) -> dict[str, formula.Formula]:
+        if not any(_optional_written(source)):
+            return {}  # most entries give only FLOPs and bytes
         parsed = {name: parse(getattr(source, name), with_figures) for name in OPTIONAL}
         return {name: f for name, f in parsed.items() if f is not None}
 

@@ -147,12 +147,13 @@ class Rule:
         found = list(self.check(subject, context))
         if not found:
             return found  # the usual case, with nothing to stamp
-        return [
-            d
-            if d.code == self.code and d.severity is self.severity
-            else replace(d, code=self.code, severity=self.severity)
-            for d in found
-        ]
+        return [self.stamped(d) for d in found]
+
+    def stamped(self, found: Diagnostic) -> Diagnostic:
+        """A finding of the rule, with its code and severity."""
+        if found.code == self.code and found.severity is self.severity:
+            return found
+        return replace(found, code=self.code, severity=self.severity)
 
 
 REGISTRY: dict[str, Rule] = {}

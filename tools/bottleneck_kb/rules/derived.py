@@ -26,6 +26,8 @@ def _figures() -> tuple[str, ...]:
 def _parsed(entry: Entry) -> Iterator[tuple[int, Derived, formula.Formula | formula.FormulaError]]:
     """Each derived item with its formula parsed over every name a formula could mean (symbols,
     figures, all derived names), or the error that stopped it."""
+    if not entry.derived:
+        return  # most entries: no names to gather
     given = {*entry.symbols, *_figures()}
     names = {*given, *(d.name for d in entry.derived)} - formula.FUNCTIONS.keys()
     for index, item in enumerate(entry.derived):

@@ -27,11 +27,12 @@ from .problems import (
     stop_at,
 )
 from .scalars import (
+    KNOWN_KEYS,
     Problem,
-    certainly_key_text,
     certainly_text,
     plain_key_is_text,
     plain_value,
+    remember_key,
 )
 
 _SCALAR = yaml.ScalarNode
@@ -94,8 +95,7 @@ class Builder:
                 type(key_node) is not _SCALAR
                 or key_node.tag
                 or key_node.style
-                or not certainly_key_text(key)
-                or len(key) > MAX_KEY_LENGTH
+                or (key not in KNOWN_KEYS and not remember_key(key, MAX_KEY_LENGTH))
             ):
                 key = self._key(key_node)
             if key in mapping:

@@ -3,10 +3,12 @@ reads it, with a warning where YAML 1.1 readers (PyYAML and the CI tools built o
 otherwise. A quoted scalar is text, always.
 
 `certainly_text` and `certainly_key_text` are the fast path: the builder takes the text they
-accept as written, without calling the rules. They read the rules' own word table: a text that
-begins with a letter means something other than itself only if it is one of those words, and
-a text that begins with anything else is left to the rules. tests/test_source_scalars.py holds
-that whatever the fast path accepts, the rules return unchanged and without a problem.
+accept as written, without calling the rules (a key once accepted is remembered, in
+KNOWN_KEYS). They read the rules' own word table: a text that begins with a letter means
+something other than itself only if it is one of those words, and a text that begins with
+anything else is left to the rules. `certainly_float` is the same for the commonest floats.
+tests/test_source_scalars.py holds that whatever the fast path accepts, the rules return
+unchanged (a float, as the float it writes) and without a problem.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
 YAML11_FLOAT = re.compile(
     r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
 )
+# A float as both YAML 1.1 and 1.2 read it: digits, a dot, a signed exponent (`certainly_float`).
+_PORTABLE_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?")
+_INFINITIES = (float("inf"), float("-inf"))
 LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")
 _SPECIAL_FLOAT = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
 
@@ -49,6 +54,23 @@ def certainly_text(text: str) -> bool:
 def certainly_key_text(text: str) -> bool:
     """The same for a plain key, which may also begin with an underscore."""
     return (text[:1].isalpha() or text[:1] == "_") and text not in _RESERVED
+
+
+#: Plain keys already found to be text within the length limit. Every file of a knowledge base
+#: uses the same few dozen keys, so the builder looks them up here instead of calling the
+#: rules for each one. Bounded: a hostile file's keys cannot grow it past this.
+KNOWN_KEYS: set[str] = set()
+_MOST_KNOWN_KEYS = 1024
+
+
+def remember_key(text: str, longest: int) -> bool:
+    """Whether the plain key `text` is certainly text of at most `longest` characters; if
+    so, it is remembered in KNOWN_KEYS (while there is room)."""
+    if not certainly_key_text(text) or len(text) > longest:
+        return False
+    if len(KNOWN_KEYS) < _MOST_KNOWN_KEYS:
+        KNOWN_KEYS.add(text)
+    return True
 
 
 class Problem:
@@ -108,6 +130,24 @@ def _number(text: str) -> tuple[Any, Problem | None]:
         and len(text) <= MAX_NUMBER_DIGITS
     ):
         return int(text), None  # most numbers: what the rules below make of them, sooner
+    if certainly_float(text):
+        return float(text), None  # most other numbers (0.5, 1.0e+9): the same, sooner
+    return number_by_the_rules(text)
+
+
+def certainly_float(text: str) -> bool:
+    """True when the plain value `text` is certainly a float, read alike by YAML 1.1 and 1.2
+    and without a problem: digits, a dot, a signed exponent, no more characters than
+    MAX_NUMBER_DIGITS and short of infinity. `_number` takes it without calling the rules."""
+    return (
+        len(text) <= MAX_NUMBER_DIGITS
+        and _PORTABLE_FLOAT.fullmatch(text) is not None
+        and float(text) not in _INFINITIES
+    )
+
+
+def number_by_the_rules(text: str) -> tuple[Any, Problem | None]:
+    """What the rules make of `text`, a plain value that begins as a number may."""
     if _SPECIAL_FLOAT.fullmatch(text):
         return text, _bad_number(
             f"'{text}' is not a finite number", "infinity and NaN are not allowed"
