@@ -562,24 +562,22 @@ def test_a_speedup_past_a_million_is_not_printed_in_full(kb_root: Path) -> None:
 def test_python_dash_m_runs_kb(kb_root: Path, module: str) -> None:
     """Where the console script is not on PATH, `python -m` runs the same command, exit
     status included."""
-    clean = subprocess.run(
-        [sys.executable, "-m", module, "check", "--root", str(kb_root)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+
+    def checked() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", module, "check", "--root", str(kb_root)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    clean = checked()
     assert (clean.returncode, clean.stdout) == (
         0,
         "All clear: checked 1 entry against 2 devices.\n",
     )
     (kb_root / "entries" / "fixtures" / "minimal.yaml").write_text("id: [", encoding="utf-8")
-    broken = subprocess.run(
-        [sys.executable, "-m", module, "check", "--root", str(kb_root)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    broken = checked()
     assert broken.returncode == 1, broken.stdout + broken.stderr
     assert "KB001" in broken.stdout
