@@ -261,7 +261,17 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         for device in _devices(context, check.devices):
             try:
                 result = on_device(entry, formulas, device, done)
-            except EvaluationError:
-                continue  # reported by evaluates
+            except EvaluationError as exc:
+                # A device without a figure the formulas read cannot bear the claim out; a
+                # missing dense peak is evaluates' to say, at the dtype.
+                if entry.intensity.dtype in device.peak_flops:
+                    yield check.where.error(
+                        CHECK,
+                        f"the check names a device it cannot be evaluated on: {exc.message}",
+                        "name devices with every figure the formulas read (kb hardware "
+                        "lists the catalog), or leave this one out",
+                        at=("devices", check.devices.index(device.id)),
+                    )
+                continue
             for failure in check_failures(check, result, formulas, units):
                 yield check.where.error(CHECK, failure, f"claim: {check.claim}", at=("expect",))
