@@ -24,7 +24,8 @@ LINK_SCHEME = "KB503"
 
 ARXIV_ID = re.compile(r"(?i:arxiv:)?([0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
-_TAG = re.compile(r"<(?:/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|/[A-Za-z]|!--|![A-Za-z]|\?)")
+# A tag's name ends at a space or a slash: browsers read `<img/src=x/onerror=...>` as a tag.
+_TAG = re.compile(r"<(?:/?[A-Za-z][A-Za-z0-9-]*(?:[\s/][^<>]*)?>|/[A-Za-z]|!--|![A-Za-z]|\?)")
 _IMAGE = re.compile(r"!\[[^\]]*\]\s*[(\[]")
 _INLINE_LINK = re.compile(r"\]\(\s*<?([^\s)>]*)")
 _REFERENCE_DEFINITION = re.compile(r"^[ ]{0,3}\[[^\]]+\]:\s*<?([^\s>]+)", re.MULTILINE)
