@@ -500,6 +500,26 @@ def test_a_shared_link_reproduces_the_state(browser: Browser) -> None:
     other.close()
 
 
+def test_a_link_to_a_place_on_the_page_keeps_the_explorers_state(browser: Browser) -> None:
+    page = browser.open(f"{entry_url(LM_HEAD)}#notes")  # a heading's anchor, not state
+    assert page.locator("#notes").count() == 1
+    assert page.locator(".kb-x-notes li").count() == 0
+    field = page.locator('.kb-explorer input[type=number][data-symbol="V"]')
+    field.fill("152064")
+    field.dispatch_event("change")
+    seen = table(page)
+    page.evaluate(
+        """() => new Promise(done => {
+            addEventListener("hashchange", () => setTimeout(done), {once: true});
+            location.hash = "#notes";
+        })"""
+    )
+    assert field.input_value() == "152064"
+    assert table(page) == seen
+    assert page.locator(".kb-x-notes li").count() == 0
+    assert browser.errors == []
+
+
 def test_out_of_range_and_invalid_values_in_a_link_are_clamped_or_ignored_with_a_note(
     browser: Browser,
 ) -> None:

@@ -194,8 +194,17 @@
 
   /* A fragment's parts as decoded [key, value] pairs (a part without `=` has the value "");
      a part that does not decode is left out and said in `notes`. */
+  /* Whether `fragment` is a link to a place on the page (`#check-2`, a heading's permalink),
+     not explorer state: it has no `=`, and an element has it as its id. */
+  function isAnchor(fragment) {
+    var id = fragment.replace(/^#/, "");
+    if (!id || id.indexOf("=") >= 0) return false;
+    try { return document.getElementById(decodeURIComponent(id)) !== null; } catch (e) { return false; }
+  }
+
   function fragmentParts(fragment, notes) {
     var pairs = [];
+    if (isAnchor(fragment)) return pairs;
     fragment.replace(/^#/, "").split("&").forEach(function (part) {
       if (!part) return;
       var at = part.indexOf("=");
@@ -964,7 +973,9 @@
       root.explorer = new Explorer(root, registry[id]);
       // A fragment changed by the reader (or the back button) is a new state to show;
       // the explorer's own writes use replaceState, which fires no hashchange.
+      // A link to a place on the page (a check, a heading) keeps the reader's state.
       window.addEventListener("hashchange", function () {
+        if (isAnchor(window.location.hash)) return;
         root.textContent = "";
         root.explorer = new Explorer(root, registry[id]);
       });
