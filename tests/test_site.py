@@ -756,6 +756,8 @@ def test_entry_pages_carry_claims_related_both_ways_and_the_explorer(
             assert len(cited) == sum(c.check is not None for c in entry.claims), entry.id
             for number in cited:
                 assert f'<td id="check-{number}">{number}</td>' in page, (entry.id, number)
+            computed = [c.check + 1 for c in entry.claims if c.check is not None]
+            assert [int(n) for n in cited] == computed, entry.id  # by index, not by words
         incoming = [
             other.id for other in knowledge_base.entries for r in other.related if r.id == entry.id
         ]

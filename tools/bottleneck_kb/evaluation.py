@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from .errors import BadRequest, KBError
 from .formula import FormulaError
-from .model import Check, Device, Entry, WrittenFormula
+from .model import Device, Entry, WrittenFormula
 from .numbers import exact_number, format_seconds, number
 from .roofline import (
     DATASHEET,
@@ -74,6 +74,8 @@ class WorkaroundEffect:
 
 @dataclass(frozen=True)
 class CheckOutcome:
+    #: Which of the entry's checks (from 0): two checks may share a claim's words.
+    check: int
     claim: str
     device: str
     passed: bool
@@ -227,8 +229,8 @@ def evaluate_entry(
             )
         )
     outcomes = [
-        _check(entry, formulas, device, check)
-        for check in entry.checks
+        _check(entry, formulas, device, index)
+        for index, check in enumerate(entry.checks)
         for device in devices
         if device.id in check.devices
     ]
@@ -254,11 +256,12 @@ def evaluate_entry(
     )
 
 
-def _check(entry: Entry, formulas: Formulas, device: Device, check: Check) -> CheckOutcome:
+def _check(entry: Entry, formulas: Formulas, device: Device, index: int) -> CheckOutcome:
+    check = entry.checks[index]
     try:
         result = evaluate(entry, formulas, device, check.overrides)
     except EvaluationError as exc:
-        return CheckOutcome(check.claim, device.id, False, exc.message)
+        return CheckOutcome(index, check.claim, device.id, False, exc.message)
     units = {d.name: d.unit for d in entry.derived}
     failures = check_failures(check, result, formulas, units)
     detail = "; ".join(failures) or (
@@ -266,7 +269,7 @@ def _check(entry: Entry, formulas: Formulas, device: Device, check: Check) -> Ch
         + f"{explain(result, describe(result.values, formulas))}, "
         f"time >= {format_seconds(result.time)}"
     )
-    return CheckOutcome(check.claim, device.id, not failures, detail)
+    return CheckOutcome(index, check.claim, device.id, not failures, detail)
 
 
 def crossovers(

@@ -73,7 +73,13 @@ def evaluation_data(evaluation: EntryEvaluation) -> dict[str, Any]:
             for w in evaluation.workarounds
         ],
         "checks": [
-            {"claim": c.claim, "device": c.device, "passed": c.passed, "detail": c.detail}
+            {
+                "check": c.check,
+                "claim": c.claim,
+                "device": c.device,
+                "passed": c.passed,
+                "detail": c.detail,
+            }
             for c in evaluation.checks
         ],
     }

@@ -299,7 +299,7 @@ def _entry_page(
     if entry.workarounds:
         body += ["## Workarounds", _workarounds(entry, evaluation, names)]
     if entry.checks and evaluation is not None:
-        body += ["## Checks", _checks(entry, evaluation, names)]
+        body += ["## Checks", _checks(evaluation, names)]
     if entry.claims:
         body += ["## The card's claims beside their sources", _claims(entry, evaluation)]
     related = _related(entry, entries_by_id, linking.get(entry.id, ()), here, links)
@@ -566,23 +566,13 @@ def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[st
     return "".join(parts)
 
 
-def _check_numbers(entry: Entry) -> dict[str, int]:
-    """Each check's claim with the number a reader cites it by (the first, where two checks
-    share a claim's words)."""
-    numbers: dict[str, int] = {}
-    for index, check in enumerate(entry.checks):
-        numbers.setdefault(check.claim, index + 1)
-    return numbers
-
-
-def _checks(entry: Entry, evaluation: dict[str, Any], names: dict[str, str]) -> str:
-    """One row per check and device it names; the first row of a check carries its anchor,
-    `check-N`, which the claims table links to."""
-    numbers = _check_numbers(entry)
+def _checks(evaluation: dict[str, Any], names: dict[str, str]) -> str:
+    """One row per check and device it names, numbered from 1 in the entry's order; the first
+    row of a check carries its anchor, `check-N`, which the claims table links to."""
     anchored: set[int] = set()
     rows = []
     for c in evaluation["checks"]:
-        number = numbers[c["claim"]]
+        number = c["check"] + 1
         anchor = "" if number in anchored else f' id="check-{number}"'
         anchored.add(number)
         rows.append(
@@ -603,19 +593,14 @@ def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
     and where a check computes the claim, whether it holds on every device it names."""
     node = schema(ENTRY)["properties"]["claims"]["items"]["properties"]["verdict"]
     verdicts = {value: title for value, (title, _) in documented(node).items()}
-    numbers = _check_numbers(entry)
     rows = []
     for claim in entry.claims:
         verdict = text(verdicts.get(claim.verdict, claim.verdict.replace("_", " ")))
         if claim.check is not None and evaluation is not None:
-            outcomes = [
-                c for c in evaluation["checks"] if c["claim"] == entry.checks[claim.check].claim
-            ]
-            held = all(c["passed"] for c in outcomes)
-            number = numbers[entry.checks[claim.check].claim]
-            verdict += (
-                f'; <a href="#check-{number}">check {number}</a> {"holds" if held else "fails"}'
-            )
+            outcomes = [c["passed"] for c in evaluation["checks"] if c["check"] == claim.check]
+            said = "not evaluated" if not outcomes else "holds" if all(outcomes) else "fails"
+            number = claim.check + 1
+            verdict += f'; <a href="#check-{number}">check {number}</a> {said}'
         source = inline(claim.source) if claim.source else ""
         if claim.reference:
             source += f' <span class="kb-reference">({text(claim.reference)})</span>'
