@@ -871,3 +871,27 @@ def test_an_entry_whose_time_rounds_to_zero_has_no_dot_and_the_build_goes_on(
     page = build_site(kb_root, Options()).pages["devices/nvidia-h100-sxm.md"]
 
     assert 'class="kb-dot"' not in page
+
+
+def test_checks_sharing_a_claims_words_keep_their_own_numbers(kb_root: Path) -> None:
+    entry_file = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    entry_file.write_text(
+        patched(
+            MINIMAL_ENTRY,
+            """
+checks:
+  - {claim: Memory-bound., set: {B: 8}, devices: [nvidia-h100-sxm], expect: {bound_by: memory}}
+  - {claim: Memory-bound., set: {B: 16}, devices: [nvidia-h100-sxm], expect: {bound_by: memory}}
+claims:
+  - {card: Memory-bound at batch 16., verdict: computed, check: 1}
+""",
+        ),
+        "utf-8",
+    )
+    assert check(kb_root).errors == 0
+
+    page = build_site(kb_root, Options()).pages["entries/fixtures/minimal.md"]
+
+    assert '<td id="check-1">1</td>' in page and '<td id="check-2">2</td>' in page
+    claims = page.split("kb-claims")[1].split("</table>")[0]
+    assert '<a href="#check-2">check 2</a> holds' in claims
