@@ -38,10 +38,17 @@ HOSTILE = {
     # The runner's older form, taken anywhere in a line.
     "old-workflow-command": "x ##[error]pwned",
 }
-#: Control characters the loader refuses in any text (KB013).
-REFUSED_BY_THE_LOADER = {"carriage-return", "escape-sequence"}
+#: Control and invisible characters the loader refuses in any text (KB013), written raw or
+#: as an escape in a double-quoted string (as `plant` writes them).
+REFUSED_BY_THE_LOADER = {
+    "carriage-return",
+    "escape-sequence",
+    "line-separator",
+    "paragraph-separator",
+    "bidi-override",
+}
 #: Line breaks the loader lets through and one-line fields refuse (KB105).
-LINE_BREAKS = {"newline", "line-separator", "paragraph-separator"}
+LINE_BREAKS = {"newline"}
 
 # Written independently of kb's own pattern: C0 and C1 controls but tab and line feed, Unicode
 # line and paragraph separators, bidirectional marks and overrides, zero-width characters.
@@ -277,18 +284,19 @@ def test_a_folded_paragraph_is_one_line_and_passes(full_root: Path) -> None:
 def test_a_quoted_value_keeps_its_escapes_visible_in_the_text_and_github_formats(
     full_root: Path,
 ) -> None:
-    plant(full_root, ENTRY_FIELDS["bound_by"], "memory\n::error::pwned\u202e")
+    # A right-to-left mark: text may hold one (overrides are refused), and it is escaped.
+    plant(full_root, ENTRY_FIELDS["bound_by"], "memory\n::error::pwned\u200f")
 
     text = run(full_root, ["check", "--format", "text"])
     github = run(full_root, ["check", "--format", "github"])
 
     line = FULL.read_text("utf-8").splitlines().index("bound_by: memory") + 1
     assert text.output.splitlines()[0] == (
-        f"{ENTRY}:{line}:12: KB103 'memory\\n::error::pwned\\u202e' is not an allowed bound_by"
+        f"{ENTRY}:{line}:12: KB103 'memory\\n::error::pwned\\u200f' is not an allowed bound_by"
     )
     assert github.output.splitlines()[0] == (
         f"::error file={ENTRY},line={line},col=12,title=KB103::"
-        "'memory\\n::error::pwned\\u202e' is not an allowed bound_by"
+        "'memory\\n::error::pwned\\u200f' is not an allowed bound_by"
         "%0Aallowed values: memory, compute, interconnect, latency, capacity"
     )
 

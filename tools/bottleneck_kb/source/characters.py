@@ -68,7 +68,13 @@ def decode(raw: bytes, display: str) -> str:
 def refuse_control_characters(value: str, node: Any, text: str, display: str) -> None:
     """Stop at the first control character in `value`, the double-quoted scalar `node` of the
     file `text`, pointing at the escape that wrote it."""
-    found = CONTROL_CHARACTERS.search(value)
+    # An escape writes what the file may not hold raw: a control, or an invisible character
+    # (a direction override would reorder the text on every page and terminal).
+    found = min(
+        (m for m in (CONTROL_CHARACTERS.search(value), INVISIBLE.search(value)) if m),
+        key=lambda m: m.start(),
+        default=None,
+    )
     if found:
         line, col = flow_scalar_position(
             text, node.start_mark.line + 1, content_column(node), found.start()
@@ -79,7 +85,8 @@ def refuse_control_characters(value: str, node: Any, text: str, display: str) ->
                 display,
                 line,
                 col,
-                f"control character U+{ord(found.group()):04X} in text",
+                f"{'invisible ' * bool(INVISIBLE.match(found.group()))}control character "
+                f"U+{ord(found.group()):04X} in text",
                 "remove it; escape sequences for control characters are not allowed",
             )
         )
