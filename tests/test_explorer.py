@@ -106,6 +106,7 @@ scales_with:
 derived:
   - {name: whole, formula: x * 33554432, unit: B, description: Whole bytes.}
   - {name: split, formula: x * 33554432.25, unit: B, description: Bytes and a quarter.}
+  - {name: almost, formula: x * 50000.2, unit: B, description: Not quite a whole number.}
 """,
 )
 
@@ -392,10 +393,11 @@ def test_numbers_past_six_digits_read_as_what_they_are_and_ridges_drawn_are_said
 ) -> None:
     page = browser.open(entry_url(DISJOINT))
     header = page.locator(".kb-explorer .kb-x-results th").all_text_contents()
-    assert header[-2:] == ["whole (B)", "split (B)"]
+    assert header[-3:] == ["whole (B)", "split (B)", "almost (B)"]
     row = page.locator(f'.kb-explorer tr[data-device="{H100}"]')
     assert row.locator('[data-quantity="derived.whole"]').inner_text() == "67108864"
     assert row.locator('[data-quantity="derived.split"]').inner_text() == "6.71089e+7"
+    assert row.locator('[data-quantity="derived.almost"]').inner_text() == "100000.4"
     extents = page.locator(".kb-explorer .kb-x-range").all_text_contents()
     assert " 1024 to 1048576 (log scale)" in extents, extents
     entry, formulas, _ = _at_typical(knowledge_base, DISJOINT)
@@ -406,6 +408,12 @@ def test_numbers_past_six_digits_read_as_what_they_are_and_ridges_drawn_are_said
         f"The ridge points of the first 6 of the {len(devices)} devices evaluated, in the "
         "table's order; choose fewer devices to see the others'."
     ) in captions
+    # Past a million, an intensity in scientific notation, not a long integer.
+    field = page.locator('.kb-explorer input[type=number][data-symbol="c"]')
+    field.fill("1048576")
+    field.dispatch_event("change")
+    intensity = row.locator('[data-quantity="intensity"]').inner_text()
+    assert intensity == "4.194e+6 FLOP/B", intensity
     assert browser.errors == []
 
 

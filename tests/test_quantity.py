@@ -58,6 +58,7 @@ def test_formatting() -> None:
     # 3.051 tokens is not shown 3.1.
     assert format_quantity(3.0508, "tokens") == "3.05 tokens"
     assert format_quantity(42.53, "x") == "42.5 x"
+    assert format_quantity(-0.0, "rows") == "0 rows"  # a derived value of -0 is 0 to a reader
     assert format_seconds(3.1395e-4) == "0.314 ms"
     assert format_seconds(4.2477e-6) == "4.25 µs"
 

@@ -17,6 +17,7 @@ def format_quantity(value: float, unit: str, digits: int = 3) -> str:
     significant digits, in scientific notation when it is past what digits can show."""
     if not math.isfinite(value):
         return f"{value} {unit}".rstrip()
+    value += 0.0  # -0.0 is 0 to a reader
     if unit == "s":
         return _seconds(value, digits)
     if unit in PREFIXED_UNITS and value != 0:

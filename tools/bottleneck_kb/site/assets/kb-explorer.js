@@ -152,8 +152,11 @@
 
   var PREFIXES = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
 
+  /* Three significant digits under the largest prefix that fits; past the largest, in
+     scientific notation (1.23e+22 FLOP), never a long integer. */
   function si(x, unit) {
     if (x === 0) return "0 " + unit;
+    if (Math.abs(x) >= 1000 * PREFIXES[0][0]) return x.toPrecision(3) + " " + unit;
     for (var i = 0; i < PREFIXES.length; i++) {
       if (Math.abs(x) >= PREFIXES[i][0] || i === PREFIXES.length - 1) {
         return Number((x / PREFIXES[i][0]).toPrecision(3)) + " " + PREFIXES[i][1] + unit;
@@ -165,6 +168,7 @@
   /* A time as numbers.format_seconds picks its prefix: the largest whose tenth it reaches
      (0.81 ms, not 810 µs, as the static table has it). */
   function seconds(x) {
+    if (x >= 1e6) return x.toPrecision(3) + " s"; // 5.22e+6 s, as the static table's 5.22e+06 s
     var steps = [[1, "s"], [1e-3, "ms"], [1e-6, "\u00b5s"], [1e-9, "ns"]];
     for (var i = 0; i < steps.length; i++) {
       if (x >= steps[i][0] * 0.1 || i === steps.length - 1) return Number((x / steps[i][0]).toPrecision(3)) + " " + steps[i][1];
@@ -174,19 +178,29 @@
 
   var RIDGE_LINES = 6;
 
-  /* A number in at most 6 significant digits, never one that reads as an integer it is not:
-     1048576 stays whole, 67108864.5 is 6.71089e+7, not 67108900. */
+  /* A number in 6 significant digits, or as many more as it takes never to read as an
+     integer it is not: 1048576 stays whole, 100000.4 is 100000.4 (not 100000), and past a
+     million a non-integer is 6.71089e+7 (not 67108900). */
   function plain(x) {
     if (Number.isInteger(x) && Math.abs(x) < 1e15) return String(x);
-    var short = Number(x.toPrecision(6));
-    return Math.abs(short) >= 1e6 ? short.toExponential() : String(short);
+    if (Math.abs(x) >= 1e6) return Number(x.toPrecision(6)).toExponential();
+    for (var digits = 6; digits <= 17; digits++) {
+      var shown = Number(x.toPrecision(digits));
+      if (!Number.isInteger(shown)) return String(shown);
+    }
+    return String(x);
   }
 
   /* A value the formulas are evaluated at: as plain() where that is the same number, else with
      every digit it takes (261120.99999999997, not 261121, where a floor would differ). */
   function used(x) { var shown = plain(x); return Number(shown) === x ? shown : String(x); }
 
-  function ratio(x) { return String(Number(x.toPrecision(4))); }
+  /* An intensity or ridge point: four significant digits, in scientific notation past a
+     million (1.235e+7, not 12350000). */
+  function ratio(x) {
+    var shown = Number(x.toPrecision(4));
+    return Math.abs(shown) >= 1e6 ? shown.toExponential() : String(shown);
+  }
 
   /* --- the URL fragment ------------------------------------------------------------------ */
 
