@@ -450,6 +450,17 @@ def test_times_take_the_prefix_the_static_table_gives_them(
     assert browser.errors == []
 
 
+def test_a_wide_results_table_scrolls_in_its_box_not_the_page(browser: Browser) -> None:
+    page = browser.new_page()
+    page.set_viewport_size({"width": 520, "height": 900})
+    browser.open(entry_url(DISJOINT), page)
+    table_box = page.locator(".kb-explorer .kb-x-table")
+    assert table_box.evaluate("box => box.scrollWidth > box.clientWidth")  # it is wider
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    page.close()
+    assert browser.errors == []
+
+
 def test_ridge_labels_do_not_overlap(browser: Browser) -> None:
     page = browser.open(entry_url(LM_HEAD))
     chart = page.locator(".kb-explorer svg.kb-x-svg").first
