@@ -720,6 +720,15 @@ def test_compare_page_shares_no_symbol_the_entries_measure_in_other_units(
     assert browser.errors == []
 
 
+def test_the_compare_page_reloaded_with_no_entry_chosen_says_nothing(browser: Browser) -> None:
+    page = browser.open("compare/")
+    page.wait_for_function("location.hash === '#@entries='")  # what it writes of no choice
+    page.reload()
+    page.wait_for_selector(".kb-compare .kb-x-results")
+    assert page.locator(".kb-compare .kb-x-notes li").all_text_contents() == []
+    assert browser.errors == []
+
+
 def test_no_request_left_localhost_and_the_page_is_light(browser: Browser, built: Path) -> None:
     page = browser.open(entry_url(LM_HEAD), browser.new_page())
     # Decoded sizes from the page's own timing entries: the same whether or not a file came

@@ -817,7 +817,8 @@
       if (key === "@entries") {
         self.state.entries = value.split(",").filter(function (id) {
           if (ids.indexOf(id) >= 0) return true;
-          self.notes.push("ignored unknown entry \u201c" + id + "\u201d");
+          // "@entries=" is what the page writes when no entry is chosen: nothing to say.
+          if (id) self.notes.push("ignored unknown entry \u201c" + id + "\u201d");
           return false;
         });
       } else if (key === "@on") {
