@@ -421,7 +421,13 @@ def test_logarithmic_axes_mark_the_decades_between_their_ends(browser: Browser) 
     page = browser.open(entry_url(DISJOINT))  # c sweeps 1024 to 1048576, on a log scale
     page.locator('.kb-explorer select[aria-label="chart symbol"]').select_option("c")
     chart = page.locator(".kb-explorer svg.kb-x-svg").first
-    assert chart.locator("text.kb-x-along-x").all_text_contents() == ["10000", "100000"]
+    assert chart.locator("text.kb-x-along-x").all_text_contents() == ["10000", "1e+5"]
+    # Every ridge lies below the curve here, at the plot's foot: their labels are lifted into
+    # the plot, not stacked down over the axis.
+    ridges = chart.locator("g.kb-ridge text").evaluate_all(
+        "texts => texts.map(t => Number(t.getAttribute('y')))"
+    )
+    assert len(ridges) == 6 and max(ridges) <= 300 - 40 - 4, ridges
     assert chart.locator("text.kb-x-along-y").count() >= 1  # intensity spans decades too
     # ODD's N runs over 400 decades: at most charts.MAX_LOG_TICKS of them are marked.
     page = browser.open(entry_url(ODD))
@@ -472,6 +478,8 @@ def test_ridge_labels_do_not_overlap(browser: Browser) -> None:
     )
     assert len(ys) >= 2
     assert all(below - above >= 12 for above, below in itertools.pairwise(ys)), ys
+    # Inside the plot, above the x axis and its labels (the chart is 300 high, 40 of it below).
+    assert ys[0] >= 12 and ys[-1] <= 300 - 40, ys
 
 
 def test_the_explorer_marks_as_many_decades_as_the_static_charts() -> None:

@@ -341,6 +341,12 @@
   }
 
   /* How far `x` is across [lo, hi], 0 to 1, on a log scale or not, without overflow. */
+  /* A power of ten as briefly as it reads: 1000, 0.01, and past that 1e+11 or 1e-9. */
+  function decade(v) {
+    var exponent = Math.round(Math.log10(v));
+    return exponent >= -2 && exponent <= 4 ? plain(v) : "1e" + (exponent > 0 ? "+" : "") + exponent;
+  }
+
   /* charts.MAX_LOG_TICKS: a logarithmic axis marks at most this many decades. */
   var MAX_LOG_TICKS = 8;
 
@@ -624,11 +630,17 @@
     [[lo, "start"], [hi, "end"]].forEach(function (p) {
       chart.appendChild(svg("text", { x: fx(p[0]), y: H - bottom + 16, "text-anchor": p[1] }, [plain(p[0])]));
     });
-    // Decades between the ends, not too near them for their labels to stay apart.
+    // Decades between the ends, each labelled as briefly as it can be (1e+11), and only where
+    // its label keeps clear of the ends' labels (about 7 pixels a character).
     if (xlog) {
-      decades(lo, hi).filter(function (v) { return fx(v) - fx(lo) > 40 && fx(hi) - fx(v) > 40; }).forEach(function (v) {
+      var loText = plain(lo), hiText = plain(hi);
+      decades(lo, hi).forEach(function (v) {
+        var label = decade(v);
+        var clear = fx(v) - fx(lo) > 7 * (loText.length + label.length / 2) + 6 &&
+          fx(hi) - fx(v) > 7 * (hiText.length + label.length / 2) + 6;
+        if (!clear) return;
         chart.appendChild(svg("line", { "class": "kb-x-tick", x1: fx(v), x2: fx(v), y1: H - bottom, y2: H - bottom + 4 }));
-        chart.appendChild(svg("text", { "class": "kb-x-tick-label kb-x-along-x", x: fx(v), y: H - bottom + 16, "text-anchor": "middle" }, [plain(v)]));
+        chart.appendChild(svg("text", { "class": "kb-x-tick-label kb-x-along-x", x: fx(v), y: H - bottom + 16, "text-anchor": "middle" }, [label]));
       });
     }
     if (ylog) {
@@ -646,17 +658,20 @@
     chart.appendChild(svg("text", { x: 12, y: middle, transform: "rotate(-90 12 " + middle + ")",
       "text-anchor": "middle" }, [ylabel + (ylog ? ", log" : "")]));
     // Each level's label just above its line, pushed down from the label above it where two
-    // lines are closer than a line of text.
+    // lines are closer than a line of text; then, where the last would fall below the plot,
+    // all of them lifted as far as it takes (never above the plot's top).
+    var items = levels.map(function (level) { return { level: level, y: fy(level.y) }; })
+      .sort(function (a, b) { return a.y - b.y; });
     var placed = -Infinity;
-    levels.map(function (level) { return { level: level, y: fy(level.y) }; })
-      .sort(function (a, b) { return a.y - b.y; })
-      .forEach(function (item) {
-        var group = svg("g", { "class": "kb-ridge " + item.level.cls });
-        group.appendChild(svg("line", { x1: left, x2: W - right, y1: item.y, y2: item.y }));
-        placed = Math.max(item.y - 4, placed + 13);
-        group.appendChild(svg("text", { x: W - right - 4, y: placed, "text-anchor": "end" }, [item.level.label]));
-        chart.appendChild(group);
-      });
+    items.forEach(function (item) { placed = item.label = Math.max(item.y - 4, placed + 13); });
+    var lift = Math.min(Math.max(0, placed - (H - bottom - 4)),
+      items.length ? items[0].label - (top + 10) : 0);
+    items.forEach(function (item) {
+      var group = svg("g", { "class": "kb-ridge " + item.level.cls });
+      group.appendChild(svg("line", { x1: left, x2: W - right, y1: item.y, y2: item.y }));
+      group.appendChild(svg("text", { x: W - right - 4, y: item.label - Math.max(0, lift), "text-anchor": "end" }, [item.level.label]));
+      chart.appendChild(group);
+    });
     lines.forEach(function (line) {
       var points = line.points.filter(function (p) { return p[1] > 0 || !ylog; });
       if (points.length < 2) return;
