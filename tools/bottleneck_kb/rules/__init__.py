@@ -136,6 +136,9 @@ class Rule:
     doc: Documentation
     module: str
     check: Callable[..., Iterable[Diagnostic]] | None = None
+    #: Further scopes the check runs in, on subjects of the same shape (device files' text as
+    #: well as entries').
+    also: tuple[Scope, ...] = ()
 
     @property
     def summary(self) -> str:
@@ -170,14 +173,20 @@ def _module_name(module: str) -> str:
 
 
 def rule(
-    code: str, name: str, scope: Scope, severity: Severity = Severity.ERROR
+    code: str,
+    name: str,
+    scope: Scope,
+    severity: Severity = Severity.ERROR,
+    *,
+    also: tuple[Scope, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a check under `code`; its docstring is its documentation."""
+    """Register a check under `code`; its docstring is its documentation (its examples are
+    of `scope`; `also` names further scopes it runs in)."""
 
     def register(check: Callable[..., Any]) -> Callable[..., Any]:
         doc = Documentation.parse(check.__doc__ or "")
         module = _module_name(check.__module__)
-        _register(Rule(code, name, scope, severity, doc, module, check))
+        _register(Rule(code, name, scope, severity, doc, module, check, also))
         return check
 
     return register
@@ -202,7 +211,9 @@ def rules_for(scope: Scope, select: Iterable[str] | None = None) -> list[Rule]:
     return [
         r
         for r in REGISTRY.values()
-        if r.scope is scope and r.check is not None and (chosen is None or r.code in chosen)
+        if (r.scope is scope or scope in r.also)
+        and r.check is not None
+        and (chosen is None or r.code in chosen)
     ]
 
 

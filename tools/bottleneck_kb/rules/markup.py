@@ -1,5 +1,5 @@
-"""Entry text is Markdown that can never put markup on the site: no raw HTML, no images, and
-links only to http(s) addresses and arXiv ids.
+"""Entry and device text is Markdown that can never put markup on the site: no raw HTML, no
+images, and links only to http(s) addresses and arXiv ids.
 
 The site escapes raw HTML and drops what these rules refuse in any case; the rules say so to
 the contributor, at the character where it was written, before the page is built. They read
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..model import Entry
+from ..model import Device, Entry
 from ..source import Pointer
 from . import Context, Scope, rule
 
@@ -33,7 +33,7 @@ _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]*:[^\s<>]*)>")
 
 
 def safe_href(target: str) -> str | None:
-    """The address a link in entry text may point to, or None when it may not: http(s)
+    """The address a link in entry or device text may point to, or None when it may not: http(s)
     addresses as written, arXiv ids (`2503.13565`, `arXiv:2503.13565`) to their abstract."""
     if re.fullmatch(r"https?://[^\s\"'<>\\]+", target):
         return target
@@ -70,26 +70,30 @@ def _may_hold_markup(raw: str) -> bool:
     return False
 
 
-def _texts(entry: Entry) -> list[tuple[Pointer, str]]:
-    """The entry's strings that could hold markup, with their pointers, code spans blanked
+def _texts(subject: Entry | Device) -> list[tuple[Pointer, str]]:
+    """The file's strings that could hold markup, with their pointers, code spans blanked
     out (offsets still point into the original)."""
-    raw = entry.source.text
+    raw = subject.source.text
     if raw and not _may_hold_markup(raw):
         return []
     return [
         (p, _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), t))
-        for p, t in _strings(entry.source.data)
+        for p, t in _strings(subject.source.data)
         if "<" in t or "]" in t
     ]
 
 
-@rule(RAW_HTML, "no-raw-html", Scope.ENTRY)
-def no_raw_html(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """Entry text holds no raw HTML.
+def _kind(subject: Entry | Device) -> str:
+    return "entry" if isinstance(subject, Entry) else "device"
+
+
+@rule(RAW_HTML, "no-raw-html", Scope.ENTRY, also=(Scope.DEVICE,))
+def no_raw_html(subject: Entry | Device, context: Context) -> Iterable[Diagnostic]:
+    """Entry and device text holds no raw HTML.
 
     ## What it checks
-    No string of the entry holds an HTML tag, comment or processing instruction outside code
-    spans; a lone `<` (as in `B < 32`) is text.
+    No string of an entry or a device file holds an HTML tag, comment or processing
+    instruction outside code spans; a lone `<` (as in `B < 32`) is text.
     ## Why it matters
     Entries are published on the site; a tag from a pull request must never become markup
     there (a `<script>`, an `onerror=` attribute). The site shows such text escaped; this
@@ -105,24 +109,25 @@ def no_raw_html(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     notes: Memory-bound while B < 32; `vector<float>` is code.
     ```
     """
-    for pointer, text in _texts(entry):
+    for pointer, text in _texts(subject):
         found = _TAG.search(text)
         if found:
-            yield entry.source.error_at(
+            yield subject.source.error_at(
                 RAW_HTML,
                 pointer,
-                f"raw HTML `{found.group(0)[:40]}` in entry text",
+                f"raw HTML `{found.group(0)[:40]}` in {_kind(subject)} text",
                 "write Markdown only; put code in backticks, or a space after `<` for less-than",
                 offset=found.start(),
             )
 
 
-@rule(IMAGE, "no-images", Scope.ENTRY)
-def no_images(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """Entry text holds no images.
+@rule(IMAGE, "no-images", Scope.ENTRY, also=(Scope.DEVICE,))
+def no_images(subject: Entry | Device, context: Context) -> Iterable[Diagnostic]:
+    """Entry and device text holds no images.
 
     ## What it checks
-    No string of the entry holds Markdown image syntax (`![alt](address)`) outside code.
+    No string of an entry or a device file holds Markdown image syntax (`![alt](address)`)
+    outside code.
     ## Why it matters
     An image loads from another host on every view of the page: the site requests nothing
     from elsewhere, and a pull request must not be able to track its readers.
@@ -137,24 +142,25 @@ def no_images(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     notes: See [the plot](https://example.org/plot.png).
     ```
     """
-    for pointer, text in _texts(entry):
+    for pointer, text in _texts(subject):
         found = _IMAGE.search(text)
         if found:
-            yield entry.source.error_at(
+            yield subject.source.error_at(
                 IMAGE,
                 pointer,
-                "image in entry text; the site loads nothing from other hosts",
+                f"image in {_kind(subject)} text; the site loads nothing from other hosts",
                 "link to it instead: drop the `!` before `[`",
                 offset=found.start(),
             )
 
 
-@rule(LINK_SCHEME, "link-scheme", Scope.ENTRY)
-def link_scheme(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """Links in entry text go to http(s) addresses or arXiv ids only.
+@rule(LINK_SCHEME, "link-scheme", Scope.ENTRY, also=(Scope.DEVICE,))
+def link_scheme(subject: Entry | Device, context: Context) -> Iterable[Diagnostic]:
+    """Links in entry and device text go to http(s) addresses or arXiv ids only.
 
     ## What it checks
-    Every Markdown link, reference definition and autolink in the entry's text points to an
+    Every Markdown link, reference definition and autolink in an entry's or a device file's
+    text points to an
     `http://` or `https://` address or to an arXiv id (`arXiv:2503.13565`).
     ## Why it matters
     A `javascript:` or `data:` link on the site would run what a pull request wrote when a
@@ -170,11 +176,11 @@ def link_scheme(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     notes: See [the details](https://example.org/p) and [EAGLE-3](arXiv:2503.01840).
     ```
     """
-    for pointer, text in _texts(entry):
+    for pointer, text in _texts(subject):
         for pattern in (_INLINE_LINK, _REFERENCE_DEFINITION, _AUTOLINK):
             for found in pattern.finditer(text):
                 if safe_href(found.group(1)) is None:
-                    yield entry.source.error_at(
+                    yield subject.source.error_at(
                         LINK_SCHEME,
                         pointer,
                         f"link to `{found.group(1)[:60]}`: links go to http(s) or arXiv ids only",
