@@ -569,7 +569,8 @@ def test_a_failure_before_the_rename_leaves_the_old_file_whole(
     [
         "notes: >-\n  A note that ends in a space. \n",  # the space is the value's own
         "notes: |\n  Two spaces end this line.  \n  Then another.\n",
-        'notes: "Escaped: \\u202e, \\u200b and \\u2066, beside \\u00e9."\n',  # refused raw
+        # Direction marks text may hold (overrides and isolates are refused, escaped or raw).
+        'notes: "Escaped: \\u200f, \\u061c and \\t, beside \\u00e9."\n',
     ],
 )
 def test_what_check_accepts_fmt_formats_without_changing_it(notes: str, kb: Path) -> None:
