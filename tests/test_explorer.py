@@ -228,6 +228,8 @@ def assert_agrees(shown: dict[str, dict[str, str]], expected: dict[str, Any], wh
     for device, result in expected.items():
         row = shown[device]
         assert row["verdict"] == result.verdict, (where, device)
+        # Whether the footprint fits, where the entry gives one (the capacity roof).
+        assert row.get("fits") == (None if result.capacity is None else str(result.fits).lower())
         numbers = {name: getattr(result, name) for name in ("flops", "bytes", "intensity", "ridge")}
         numbers["time"] = result.time
         numbers.update({f"{roof}_time": t for roof, t in result.times.items()})

@@ -132,8 +132,10 @@
       if (t > result.time) { result.time = t; result.verdict = roof.name; }
     });
     var capacity = data.capacity;
-    if (capacity && capacity.quantity in q && q[capacity.quantity] > env[capacity.figure]) {
-      result.verdict = capacity.name;
+    result.fits = null; // no footprint to compare with the device's memory
+    if (capacity && capacity.quantity in q) {
+      result.fits = q[capacity.quantity] <= env[capacity.figure];
+      if (!result.fits) result.verdict = capacity.name;
     }
     return result;
   }
@@ -548,7 +550,8 @@
     var units = map();
     data.derived.forEach(function (d) { units[d.name] = d.unit; });
     var header = ["device", "FLOPs", "bytes", "intensity", "ridge", "bound by"]
-      .concat(roofs.map(function (r) { return r + " time"; })).concat(["lower bound"])
+      .concat(roofs.map(function (r) { return r + " time"; }))
+      .concat(data.capacity ? ["fits in memory"] : []).concat(["lower bound"])
       .concat(derived.map(function (name) { return units[name] ? name + " (" + units[name] + ")" : name; }));
     var body = el("tbody");
     var notes = this.notes.slice();
@@ -581,6 +584,10 @@
         roofs.forEach(function (name) {
           row.appendChild(name in r.times ? cell(name + "_time", r.times[name], seconds(r.times[name])) : el("td", {}, ["\u2014"]));
         });
+        if (data.capacity) {
+          row.appendChild(r.fits === null ? el("td", {}, ["\u2014"]) :
+            el("td", { "data-quantity": "fits", "data-value": String(r.fits) }, [r.fits ? "yes" : "no"]));
+        }
         row.appendChild(cell("time", r.time, seconds(r.time)));
         derived.forEach(function (name) {
           row.appendChild(cell("derived." + name, r.derived[name], plain(r.derived[name])));
