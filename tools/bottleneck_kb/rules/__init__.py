@@ -12,7 +12,9 @@ How to add a rule
    message, hint)` for a pointer into the file (`key=True` points at the key, `offset=` at a
    character inside a string); the runner stamps the registered code and severity on them.
    Scopes: `ENTRY` checks get `(entry, context)`, `DEVICE` checks get `(device, context)`,
-   `KNOWLEDGE_BASE` checks get `(summaries, context)` once per run.
+   `KNOWLEDGE_BASE` checks get `(summaries, context)` once per run. A check that reads only
+   what entries and devices share (their file's text) can run in both: `also=(Scope.DEVICE,)`
+   (the markup rules); its documentation's examples are of its first scope.
 3. Its docstring is its documentation, in fixed sections (`kb check --explain CODE`, `kb rules`
    and the site read it; a test runs its examples through the rule alone):
 
