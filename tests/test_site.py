@@ -895,3 +895,18 @@ claims:
     assert '<td id="check-1">1</td>' in page and '<td id="check-2">2</td>' in page
     claims = page.split("kb-claims")[1].split("</table>")[0]
     assert '<a href="#check-2">check 2</a> holds' in claims
+
+
+def test_a_titles_markdown_is_rendered_away_in_the_browsers_tab_and_scripts(
+    kb_root: Path,
+) -> None:
+    entry_file = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    entry_file.write_text(patched(MINIMAL_ENTRY, "title: 'A `vector<float>` *GEMM*'"), "utf-8")
+    assert check(kb_root).diagnostics == []
+
+    site = build_site(kb_root, Options())
+
+    page = site.pages["entries/fixtures/minimal.md"]
+    assert page.startswith('---\ntitle: "A vector&lt;float&gt; GEMM"\n---\n')
+    script = site.assets["assets/explorer/entries/fixtures/minimal.js"]
+    assert '"title":"A vector\\u003cfloat\\u003e GEMM"' in script

@@ -22,6 +22,7 @@ from ..model import PEAK_FLOPS, Device, Entry
 from ..roofline import CAPACITY, ROOFS, Roof, figures_needed, parse_formulas
 from .export import symbol_record
 from .formula_js import compile_formula, js_literal
+from .prose import plain
 
 __all__ = [
     "ASSETS",
@@ -110,13 +111,13 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
             if parsed is not None
         }
         replacements.append({**replaced, **formulas.workaround_others[index]})
-        workarounds.append({"title": workaround.title, "set": workaround.model.overrides})
+        workarounds.append({"title": plain(workaround.title), "set": workaround.model.overrides})
     given = set(base).union(*replacements)
     needs = figures_needed(formulas)
     chosen, _ = select_devices(entry, formulas, {d.id: d for d in devices})
     payload = {
         "id": entry.id,
-        "title": entry.title,
+        "title": plain(entry.title),
         "dtype": entry.intensity.dtype,
         "symbols": [symbol_record(s) for s in entry.scales_with],
         "roofs": [_roof(r) for r in ROOFS if r.quantity in given],
@@ -170,7 +171,7 @@ def compare_body(entries: Sequence[Entry], asset_url: Callable[[str], str]) -> s
     """The compare page's content: a placeholder listing the entries a reader may pick, with
     where each one's script is; the script loads those picked."""
     listed = [
-        {"id": e.id, "title": e.title, "script": asset_url(script_path(e.id))}
+        {"id": e.id, "title": plain(e.title), "script": asset_url(script_path(e.id))}
         for e in entries
         if explorable(e)
     ]

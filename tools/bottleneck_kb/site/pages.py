@@ -42,7 +42,7 @@ from .model_view import (
     number,
     ridge_points,
 )
-from .prose import block, inline, text
+from .prose import block, inline, plain, text
 
 ENTRIES_BY_CLASS = "entries/index.md"
 ENTRIES_BY_BOUND = "entries/bound-by.md"
@@ -314,7 +314,7 @@ def _entry_page(
             f'<p class="kb-edit"><a href="{text(options.edit_url + entry.path)}">'
             f"Edit this entry's YAML source</a> ({text(entry.path)})</p>"
         )
-    return _page(entry.title, body)
+    return _page(plain(entry.title), body)  # the browser's tab shows text, not Markdown
 
 
 def _evaluation_sections(

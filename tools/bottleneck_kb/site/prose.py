@@ -92,6 +92,15 @@ def inline(text: str, keep_links: bool = True) -> str:
     return html.escape(line, quote=False)
 
 
+def plain(value: str) -> str:
+    """A short piece of entry text as a reader sees it, without markup: what a page's
+    `<title>` or a script's label shows (`vector<float>` for `` `vector<float>` ``)."""
+    return html.unescape(_TAGS.sub("", inline(value, keep_links=False)))
+
+
+_TAGS = re.compile(r"<[^<>]*>")
+
+
 def text(value: str) -> str:
     """Plain text (ids, names, numbers) escaped for HTML, attributes included."""
     return html.escape(value, quote=True)
