@@ -415,21 +415,48 @@ def test_named_paths_are_read_as_kb_check_reads_them(kb: Path, tmp_path: Path) -
     messy = folder / "messy.yaml"
     messy.write_text(MESSY.replace("x/a", "fixtures/messy"), encoding="utf-8")
     spelled_otherwise = Path(os.path.relpath(messy))
+    # Named one by one, as pre-commit names them: files kb does not read as entries or
+    # devices are said, and left as they are.
+    config = kb / "mkdocs.yml"
+    config.write_text(MESSY, encoding="utf-8")
+    other_ending = folder / "draft.yml"
+    other_ending.write_text(MESSY, encoding="utf-8")
+    hidden = folder / ".hidden.yaml"
 
-    result = run("fmt", "--root", str(kb), str(folder), str(spelled_otherwise), str(outside))
+    result = run(
+        "fmt",
+        "--root",
+        str(kb),
+        str(folder),
+        str(spelled_otherwise),
+        str(outside),
+        str(config),
+        str(other_ending),
+        str(hidden),
+    )
 
     assert result.exit_code == 1
     assert result.stdout == (
         "reformatted entries/fixtures/messy.yaml\nreformatted entries/fixtures/minimal.yaml\n"
     )
-    assert result.stderr == (
+    hidden_said = (
         "entries/fixtures/.hidden.yaml:1:1: KB019 is hidden, and kb does not read hidden files\n"
         "    hint: rename it to hidden.yaml\n"
+    )
+    other_ending_said = (
+        "entries/fixtures/draft.yml:1:1: KB019 is not read: kb reads files ending in .yaml\n"
+        "    hint: rename it to draft.yaml\n"
+    )
+    # Each said once, though named twice (alone and in its folder), in kb check's order.
+    assert result.stderr == (
         f"{outside.as_posix()}:1:1: KB011 is outside the repository\n"
         "    hint: run kb with --root set to its own repository, or copy it into entries/\n"
+        + hidden_said
+        + other_ending_said
+        + "mkdocs.yml:1:1: KB019 is not read: kb reads the files in entries/ or hardware/\n"
     )
-    assert outside.read_text(encoding="utf-8") == MESSY
-    assert (folder / ".hidden.yaml").read_text(encoding="utf-8") == MESSY
+    for untouched in (outside, config, other_ending, hidden):
+        assert untouched.read_text(encoding="utf-8") == MESSY
 
 
 def test_kb_fmt_writes_the_canonical_form_and_keeps_the_mode(kb: Path) -> None:

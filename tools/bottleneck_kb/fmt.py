@@ -48,7 +48,7 @@ from yaml._yaml import CParser
 
 from . import schemas
 from .atomic import written_beside
-from .diagnostics import INTERNAL, Diagnostic, error
+from .diagnostics import INTERNAL, Diagnostic, error, sorted_diagnostics
 from .kb import ENTRIES, HARDWARE, display_path, guarded, named_files
 from .parallel import map_items
 from .source import MAX_FILE_BYTES, NOT_A_FILE, SYNTAX, load, read_file
@@ -133,6 +133,8 @@ def format_paths(
         run.diagnostics.extend(problems)
         if formatted is not None:
             run.formatted.append(formatted)
+    # A file named twice (alone and in its folder) is said once, in the order kb check says it.
+    run.diagnostics = sorted_diagnostics(run.diagnostics)
     return run
 
 

@@ -368,12 +368,36 @@ def named_files(
                 chosen += every()
             else:
                 chosen += _walk(root, path, real.is_relative_to(hardware), diagnostics, root)
+        elif (unread := _named_file_unread(root, path, folders)) is not None:
+            diagnostics.append(unread)
         else:
             chosen.append(path)
     once: dict[str, Path] = {}
     for path in chosen:  # a link is a file of its own: spellings are merged, links are not
         once.setdefault(os.path.abspath(path), path)
     return list(once.values())
+
+
+def _named_file_unread(root: Path, path: Path, folders: tuple[str, ...]) -> Diagnostic | None:
+    """Why a file named on the command line is not read, as the walk of its folder would say
+    it (hidden, another ending, a subfolder of hardware/), or because it lies in none of
+    `folders`: a named mkdocs.yml or workflow is not an entry, and `kb fmt` must not rewrite
+    it as one. None when it is read."""
+    where = Path(os.path.abspath(path))
+    for folder in folders:
+        base = Path(os.path.abspath(root), folder)
+        if where.is_relative_to(base):
+            parts = where.relative_to(base).parts
+            hidden = any(part.startswith(".") for part in parts[:-1])
+            why = _not_read(where.name, hidden, folder == HARDWARE and len(parts) > 1)
+            break
+    else:
+        places = " or ".join(f"{folder}/" for folder in folders)
+        why = f"is not read: kb reads the files in {places}", None
+    if why is None:
+        return None
+    message, hint = why
+    return error(NOT_READ, display_path(path, root), 1, 1, message, hint)
 
 
 #: Where an entry names entry ids: the list, and the key of each item that holds the id
