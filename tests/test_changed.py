@@ -20,7 +20,7 @@ from bottleneck_kb.diagnostics import Diagnostic
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 from bottleneck_kb.source import NOT_A_FILE
 
-from .conftest import copy_repository
+from .conftest import REPOSITORY, copy_repository
 
 H100 = "hardware/nvidia-h100-sxm.yaml"
 MI300X = "hardware/amd-instinct-mi300x.yaml"
@@ -330,6 +330,29 @@ def test_another_catalogs_files_are_named_by_their_whole_path(base: Path, tmp_pa
         in lines
     )
     assert evaluated.output.endswith(f"    hint: run kb check --root {base.absolute()}\n")
+
+
+
+def test_another_catalogs_schema_lines_are_its_own_business(base: Path, tmp_path: Path) -> None:
+    """A knowledge base that publishes schema/ and vendors this catalog (a submodule, or a
+    folder beside it) was told to point each of that catalog's devices at its own schema, so
+    `--strict` failed on files it does not keep, however the catalog's path was spelled."""
+    own = tmp_path / "own"
+    shutil.copytree(base / "entries", own / "entries")
+    shutil.copytree(REPOSITORY / "schema", own / "schema")
+    vendored = own / "vendor" / "bottleneck-kb"
+    shutil.copytree(base / "hardware", vendored / "hardware")
+    beside = os.path.relpath(base, Path.cwd())  # spelled with ..
+    for catalog in (vendored, Path(os.path.relpath(vendored)), Path(beside), base):
+        code, output = run("--root", str(own), "--catalog", str(catalog), "--strict")
+        assert "KB018" not in output, catalog
+    # The knowledge base's own devices, named by --catalog, still get their schema line asked.
+    (own / "hardware").mkdir()
+    for device in (base / "hardware").iterdir():
+        text = device.read_text(encoding="utf-8")
+        (own / "hardware" / device.name).write_text(text.partition("\n")[2], "utf-8")
+    code, output = run("--root", str(own), "--catalog", str(own), "--strict")
+    assert (code, output.count("KB018 warning")) == (1, len(list((own / "hardware").iterdir())))
 
 
 #: The minimal entry with a check on a device no catalog of these tests holds.

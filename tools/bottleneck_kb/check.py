@@ -392,7 +392,7 @@ def checked_catalog(
 ) -> tuple[Catalog, list[Diagnostic]]:
     """The devices entries are judged and evaluated on (every command's, and the site's): those
     whose files read and pass their own rules; and what those rules found."""
-    found = _device_findings(catalog, select, published)
+    found = _device_findings(catalog, select, published if catalog.own else frozenset())
     return without_failing(catalog, found), found
 
 

@@ -230,15 +230,23 @@ class Catalog:
     #: The folder the devices were read from, as messages name it: the knowledge base's own
     #: hardware/, or another's (kb check --catalog) by its whole path.
     folder: str = f"{HARDWARE}/"
+    #: Whether the devices are the knowledge base's own: another's files are formatted (and
+    #: their schema line judged) by the repository that keeps them.
+    own: bool = True
 
     @classmethod
     def load(cls, root: Path, elsewhere: Path | None = None) -> Catalog:
         """The devices of root's hardware/, or of another knowledge base's at `elsewhere`
         (kb check --catalog), which messages name by its whole path."""
+        if elsewhere is not None and os.path.realpath(elsewhere) == os.path.realpath(root):
+            elsewhere = None  # --catalog naming the knowledge base itself
         # Another catalog's files are named by their whole path, in every message: they are
         # not the files of this knowledge base's hardware/ that have their names.
-        catalog_root = root if elsewhere is None else elsewhere.absolute()
-        catalog = cls(folder=f"{catalog_root / HARDWARE}/" if elsewhere else f"{HARDWARE}/")
+        catalog_root = root if elsewhere is None else Path(os.path.abspath(elsewhere))
+        catalog = cls(
+            folder=f"{catalog_root / HARDWARE}/" if elsewhere else f"{HARDWARE}/",
+            own=elsewhere is None,
+        )
         read: list[Device] = []
         for path in discover(catalog_root, HARDWARE, catalog.diagnostics, root):
             device, problems = guarded(
