@@ -240,6 +240,47 @@ def test_a_deleted_entry_re_checks_the_entries_that_relate_to_it(repository: Pat
     assert f"checked {len(dependents)} entries" in output.splitlines()[-1]
 
 
+def test_staged_checks_what_the_commit_changes_deletions_included(repository: Path) -> None:
+    """The pre-commit hook's mode: git's index against HEAD, not the working tree's changes."""
+    gone = "gemm/decode-weight-gemm"
+    dependents = relating(repository, gone)
+    assert dependents, "the repository's entries relate to this one; pick another if not"
+    git(repository, "rm", "-q", f"entries/{gone}.yaml")
+    break_entry(repository)  # not staged: the hook's commit does not hold it
+
+    code, output = run("--root", str(repository), "--staged")
+
+    assert code == 1
+    assert output.count(" KB212 ") == len(full_run_on(repository, dependents))
+    assert f"checked {len(dependents)} entries" in output.splitlines()[-1]
+    git(repository, "reset", "-q", "--hard")
+    devices = len(list((repository / "hardware").glob("*.yaml")))
+    assert run("--root", str(repository), "--staged") == (
+        0,
+        f"All clear: checked 0 entries against {devices} devices.\n",
+    )
+
+
+def test_staged_before_the_first_commit_checks_every_staged_file(base: Path) -> None:
+    git(base, "init", "-q", "-b", "main")
+    git(base, "add", MINIMAL)
+    devices = len(list((base / "hardware").glob("*.yaml")))
+    code, output = run("--root", str(base), "--staged")
+    assert (code, output) == (0, f"All clear: checked 1 entry against {devices} devices.\n")
+
+
+def test_staged_and_changed_since_are_one_or_the_other(repository: Path, tmp_path: Path) -> None:
+    code, output = run("--root", str(repository), "--staged", "--changed-since", "main")
+    assert code == 2
+    assert "--staged and --changed-since each choose the changes; give one" in output
+    (tmp_path / "alone" / "entries").mkdir(parents=True)
+    code, output = run("--root", str(tmp_path / "alone"), "--staged")
+    assert (code, output.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for --staged: {tmp_path / 'alone'} is not in a git repository",
+    )
+
+
 def test_an_edited_entry_re_checks_only_itself(base: Path) -> None:
     """Related links name entries that exist: editing one changes no other entry's result."""
     result = check(base, [base / "entries" / "gemm" / "decode-weight-gemm.yaml"])

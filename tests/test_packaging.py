@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
+
 from .conftest import REPOSITORY, copy_repository
 
 BIN = Path(sys.executable).parent
@@ -216,6 +218,42 @@ def test_this_repositorys_own_hook_runs_the_working_trees_kb(
     failed = run(argv, knowledge_base, PRE_COMMIT_HOME=home)
     assert failed.returncode == 1
     assert "KB103 'memroy' is not an allowed bound_by" in failed.stdout
+
+
+def test_this_repositorys_own_hooks_see_what_a_commit_deletes_or_misnames(
+    knowledge_base: Path, tmp_path: Path
+) -> None:
+    """pre-commit hands a hook only the files a commit keeps: deleting an entry that another
+    relates to, or adding one as x.yml, passed both hooks and failed CI's full run."""
+    shutil.copy2(REPOSITORY / ".pre-commit-config.yaml", knowledge_base)
+    (knowledge_base / ".venv").symlink_to(BIN.parent)
+    folder = knowledge_base / "entries" / "fixtures"
+    folder.mkdir()
+    (folder / "minimal.yaml").write_text(MINIMAL_ENTRY, encoding="utf-8")
+    relating = patched(
+        MINIMAL_ENTRY,
+        "id: fixtures/relating\nrelated: [{id: fixtures/minimal, relation: compares_to}]",
+    )
+    (folder / "relating.yaml").write_text(relating, encoding="utf-8")
+    git(knowledge_base, "init", "-q", "-b", "main")
+    git(knowledge_base, "add", "entries", "hardware", ".pre-commit-config.yaml")
+    git(knowledge_base, "commit", "-q", "--no-verify", "-m", "start")
+    home = str(tmp_path / "pre-commit-home")
+    argv: list[str | Path] = [BIN / "pre-commit", "run"]
+
+    git(knowledge_base, "rm", "-q", "entries/fixtures/minimal.yaml")
+    deleted = run(argv, knowledge_base, PRE_COMMIT_HOME=home)
+    assert deleted.returncode == 1, deleted.stdout
+    assert "entries/fixtures/relating.yaml:" in deleted.stdout
+    assert "KB212 no entry 'fixtures/minimal' in entries/" in deleted.stdout
+
+    git(knowledge_base, "reset", "-q", "--hard")
+    (folder / "other.yml").write_text(MINIMAL_ENTRY.replace("minimal", "other"), "utf-8")
+    git(knowledge_base, "add", "entries")
+    misnamed = run(argv, knowledge_base, PRE_COMMIT_HOME=home)
+    assert misnamed.returncode == 1, misnamed.stdout
+    said = "entries/fixtures/other.yml:1:1: KB019 is not read: kb reads files ending in .yaml"
+    assert misnamed.stdout.count(said) == 2, misnamed.stdout  # by kb check and by kb fmt
 
 
 def git(cwd: Path, *args: str) -> None:

@@ -216,6 +216,12 @@ def main() -> None:
     help="Check the files changed since the git ref REF (from its merge base with HEAD, "
     "uncommitted changes included) and what depends on them, as for PATHS.",
 )
+@click.option(
+    "--staged",
+    is_flag=True,
+    help="Also check the files staged for commit, deletions included, and what depends on "
+    "them (the pre-commit hook's mode).",
+)
 @_catalog_option
 @_root_option
 def check(
@@ -226,6 +232,7 @@ def check(
     explain: str | None,
     jobs: int | None,
     changed_since: str | None,
+    staged: bool,
     catalog: Path | None,
     root: Path | None,
 ) -> None:
@@ -237,7 +244,7 @@ def check(
     """
     from .check import check as run_check
     from .diagnostics import INTERNAL
-    from .kb import ChangedFilesError, changed_paths
+    from .kb import ChangedFilesError, changed_paths, staged_paths
     from .report import render
 
     # Codes are printed in upper case; `kb406` typed from memory means the same rule.
@@ -250,14 +257,20 @@ def check(
     if output_format is None:
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     base = _root(root)
-    selected: list[Path] | None = list(paths) if paths or changed_since is not None else None
+    if staged and changed_since is not None:
+        raise click.UsageError("--staged and --changed-since each choose the changes; give one")
+    by_change = staged or changed_since is not None
+    selected: list[Path] | None = list(paths) if paths or by_change else None
     changed: list[Path] = []
     removed: list[Path] = []
-    if changed_since is not None:
-        try:
+    try:
+        if staged:
+            changed, removed = staged_paths(base)
+        elif changed_since is not None:
             changed, removed = changed_paths(base, changed_since)
-        except ChangedFilesError as exc:
-            raise click.BadParameter(str(exc), param_hint="--changed-since") from None
+    except ChangedFilesError as exc:
+        option = "--staged" if staged else "--changed-since"
+        raise click.BadParameter(str(exc), param_hint=option) from None
     result = run_check(base, selected, jobs, frozenset(select) or None, catalog, removed, changed)
     click.echo(render(CHECK, output_format, result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):

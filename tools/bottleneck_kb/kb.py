@@ -519,8 +519,7 @@ def changed_paths(root: Path, ref: str) -> tuple[list[Path], list[Path]]:
     Changes are counted from the merge base of `ref` and HEAD to the working tree, untracked
     files included.
     """
-    if _run_git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() != "true":
-        raise ChangedFilesError(f"{root} is not in a git repository")
+    _inside_git(root)
     try:
         commit = _git(root, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}")
     except ChangedFilesError:
@@ -530,9 +529,31 @@ def changed_paths(root: Path, ref: str) -> tuple[list[Path], list[Path]]:
     base = _git(root, "merge-base", commit.strip(), "HEAD").strip()
     tracked = _git(root, "diff", "--name-only", "--no-renames", "--relative", "-z", base, "--")
     untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
+    return _present_and_removed(root, tracked + untracked)
+
+
+def staged_paths(root: Path) -> tuple[list[Path], list[Path]]:
+    """The files of `root` staged for commit (git's index against HEAD, or against nothing
+    before the first commit): those that exist, and those the commit deletes. pre-commit hands
+    a hook only the files that exist, so a deletion alone would check nothing, and the entries
+    relating to a deleted one would go unchecked. The files are read from disk, as pre-commit
+    leaves them: with unstaged changes set aside."""
+    _inside_git(root)
+    return _present_and_removed(
+        root, _git(root, "diff", "--cached", "--name-only", "--no-renames", "--relative", "-z")
+    )
+
+
+def _inside_git(root: Path) -> None:
+    if _run_git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() != "true":
+        raise ChangedFilesError(f"{root} is not in a git repository")
+
+
+def _present_and_removed(root: Path, names: str) -> tuple[list[Path], list[Path]]:
+    """The files of git's NUL-separated `names`: those on disk, and those that are gone."""
     present: list[Path] = []
     removed: list[Path] = []
-    for name in dict.fromkeys((tracked + untracked).split("\0")):
+    for name in dict.fromkeys(names.split("\0")):
         if not name:
             continue
         path = root / name
