@@ -373,7 +373,6 @@ def test_another_catalogs_files_are_named_by_their_whole_path(base: Path, tmp_pa
     assert evaluated.output.endswith(f"    hint: run kb check --root {base.absolute()}\n")
 
 
-
 def test_another_catalogs_schema_lines_are_its_own_business(base: Path, tmp_path: Path) -> None:
     """A knowledge base that publishes schema/ and vendors this catalog (a submodule, or a
     folder beside it) was told to point each of that catalog's devices at its own schema, so
