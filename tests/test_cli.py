@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -387,6 +388,54 @@ def test_the_root_is_found_from_the_current_folder_upwards(
     assert lost.exit_code == 2
     assert "no knowledge base at or above" in lost.output
 
+
+
+def test_paths_open_from_where_kb_runs(
+    kb_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Paths were shown from the knowledge base's root wherever kb ran: from a subfolder
+    they did not open, and CI at the top of a repository keeping its knowledge base in a
+    subfolder annotated files that do not exist."""
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    text = entry.read_text(encoding="utf-8")
+    entry.write_text(text.replace("bound_by: memory", "bound_by: compute"), encoding="utf-8")
+    line = 1 + text[: text.index("bound_by: memory")].count("\n")
+    said = f":{line}:11: KB406 bound_by is compute, but"
+
+    monkeypatch.chdir(kb_root / "entries" / "fixtures")
+    assert f"\nminimal.yaml{said}" in "\n" + run("check").output
+    (kb_root / "entries" / "gemm").mkdir()
+    monkeypatch.chdir(kb_root / "entries" / "gemm")
+    assert f"\n../fixtures/minimal.yaml{said}" in "\n" + run("check", "--root", "../..").output
+    evaluated = run("eval", "fixtures/minimal")
+    assert evaluated.exit_code == 1
+    assert evaluated.stderr.splitlines()[-1] == (
+        "kb check refuses fixtures/minimal: 1 error, above "
+        "(kb check ../fixtures/minimal.yaml gives hints)"
+    )
+
+    top = tmp_path / "repository"
+    shutil.move(kb_root, top / "perf")
+    monkeypatch.chdir(top)
+    named = run("check", "perf/entries/fixtures/minimal.yaml")  # no --root: found from the path
+    assert f"\nperf/entries/fixtures/minimal.yaml{said}" in "\n" + named.output
+    annotated = run("check", "--root", "perf", "--format", "github")
+    assert annotated.output.startswith(
+        f"::error file=perf/entries/fixtures/minimal.yaml,line={line},col=11,title=KB406::"
+    )
+    sarif = json.loads(run("check", "--root", "perf", "--format", "sarif").output)
+    location = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "perf/entries/fixtures/minimal.yaml"
+    moved = top / "perf" / "entries" / "fixtures" / "minimal.yaml"
+    moved.write_text(moved.read_text(encoding="utf-8") + "\n\n", encoding="utf-8")
+    formatted = run("fmt", "--check", "perf/entries")
+    assert formatted.stdout == "would reformat perf/entries/fixtures/minimal.yaml\n"
+    # Elsewhere (neither folder holds the other) paths stay as seen from the root.
+    (tmp_path / "apart").mkdir()
+    monkeypatch.chdir(tmp_path / "apart")
+    assert f"\nentries/fixtures/minimal.yaml{said}" in "\n" + run(
+        "check", "--root", str(top / "perf")
+    ).output
 
 def test_warnings_pass_unless_strict(kb_root: Path) -> None:
     entry = kb_root / "entries" / "fixtures" / "minimal.yaml"

@@ -7,6 +7,7 @@ importing Click.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -17,6 +18,7 @@ import click
 from click.decorators import FC
 
 if TYPE_CHECKING:
+    from .diagnostics import Diagnostic
     from .errors import KBError
 
 #: The kinds of result that commands report (`report.CHECK` ...), spelt here so that
@@ -28,21 +30,39 @@ def _is_root(folder: Path) -> bool:
     return (folder / "entries").is_dir() or (folder / "hardware").is_dir()
 
 
-def _root(given: Path | None) -> Path:
+def _root(given: Path | None, paths: tuple[Path, ...] = ()) -> Path:
     """The knowledge base to work on: `given`, or the nearest folder at or above the current
-    one holding entries/ or hardware/. Anywhere else is a usage error, not an empty pass."""
+    one holding entries/ or hardware/, or else at or above the first of the `paths` named (as
+    pre-commit names them from the top of a repository that keeps its knowledge base in a
+    subfolder). Anywhere else is a usage error, not an empty pass."""
     if given is not None:
         if not _is_root(given):
             raise click.BadParameter(f"{given} has no entries/ or hardware/", param_hint="--root")
         return given
     start = Path.cwd()
-    for folder in (start, *start.parents):
+    named = [Path(os.path.abspath(paths[0]))] if paths else []
+    for folder in (start, *start.parents, *(f for p in named for f in p.parents)):
         if _is_root(folder):
             return folder
     raise click.UsageError(
         f"no knowledge base at or above {start} (a folder with entries/ or hardware/); "
-        "run kb inside one or pass --root"
+        "run kb inside one or pass --root; to start one, make its entries/ folder"
     )
+
+
+def _catalog_args(catalog: Path | None) -> list[str]:
+    """The --catalog option that a command suggested to the user must repeat."""
+    return [] if catalog is None else ["--catalog", str(catalog)]
+
+
+def _shown_here(base: Path, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics with their paths as they open from the current folder."""
+    from .kb import shown_from_here
+
+    shown = shown_from_here(base, Path.cwd())
+    if shown is None:
+        return diagnostics
+    return [dataclasses.replace(d, path=shown(d.path)) for d in diagnostics]
 
 
 def _jobs_option(function: click.decorators.FC) -> click.decorators.FC:
@@ -256,7 +276,7 @@ def check(
         _known_rule(code)
     if output_format is None:
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    base = _root(root)
+    base = _root(root, paths)
     if staged and changed_since is not None:
         raise click.UsageError("--staged and --changed-since each choose the changes; give one")
     by_change = staged or changed_since is not None
@@ -272,6 +292,7 @@ def check(
         option = "--staged" if staged else "--changed-since"
         raise click.BadParameter(str(exc), param_hint=option) from None
     result = run_check(base, selected, jobs, frozenset(select) or None, catalog, removed, changed)
+    result = dataclasses.replace(result, diagnostics=_shown_here(base, result.diagnostics))
     click.echo(render(CHECK, output_format, result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):
         sys.exit(2)
@@ -353,7 +374,7 @@ def eval_command(
     kb = KnowledgeBase.load(base, [entry_file(base, entry_id)], catalog)
     entry = kb.entry(entry_id)
     if entry is None:
-        for d in kb.diagnostics:
+        for d in _shown_here(base, kb.diagnostics):
             click.echo(located_line(d), err=True)
         raise click.ClickException(f"cannot evaluate '{entry_id}': run kb check")
     figures = Basis(measured=basis == "measured", derated=derated)
@@ -370,10 +391,12 @@ def eval_command(
         if d.path == entry.path and d.severity is Severity.ERROR
     ]
     if refused:
+        refused = _shown_here(base, refused)
         for d in refused:
             click.echo(located_line(d), err=True)
         errors = f"{len(refused)} error{'s' if len(refused) > 1 else ''}"
-        said = f"kb check refuses {entry_id}: {errors}, above (kb check {entry.path} gives hints)"
+        again = " ".join(["kb check", refused[0].path, *_catalog_args(catalog)])
+        said = f"kb check refuses {entry_id}: {errors}, above ({again} gives hints)"
         click.echo(said, err=True)
         sys.exit(1)
 
@@ -453,9 +476,14 @@ def fmt(
     """
     from .diagnostics import located_line, one_line, printable
     from .fmt import format_paths, write_atomic
+    from .kb import shown_from_here
 
-    run = format_paths(_root(root), list(paths) or None, jobs)
-    for d in run.diagnostics:
+    base = _root(root, paths)
+    run = format_paths(base, list(paths) or None, jobs)
+    shown = shown_from_here(base, Path.cwd())
+    if shown is not None:
+        run.formatted = [dataclasses.replace(f, display=shown(f.display)) for f in run.formatted]
+    for d in _shown_here(base, run.diagnostics):
         click.echo(located_line(d), err=True)
         if d.hint:
             click.echo(printable(f"    hint: {d.hint}"), err=True)
@@ -498,7 +526,7 @@ def new(
     until it is replaced. An existing file is never overwritten.
     """
     from .diagnostics import one_line
-    from .kb import display_path
+    from .kb import display_path, shown_from_here
     from .scaffold import new_file
     from .schemas import ENTRY, HARDWARE
 
@@ -507,7 +535,9 @@ def new(
         raise click.UsageError("--class and --bound-by are for entries, not --hardware")
     base = _root(root)
     path = new_file(base, HARDWARE if is_device else ENTRY, identifier, given)
-    click.echo(one_line(f"wrote {display_path(path, base)}; replace each TODO, then run kb check"))
+    shown = display_path(path, base)
+    shown = (shown_from_here(base, Path.cwd()) or str)(shown)
+    click.echo(one_line(f"wrote {shown}; replace each TODO, then run kb check"))
 
 
 if __name__ == "__main__":  # `python -m bottleneck_kb.cli`, as `python -m bottleneck_kb`

@@ -40,6 +40,24 @@ def display_path(path: Path, root: Path) -> str:
     return path.as_posix()
 
 
+def shown_from_here(root: Path, here: Path) -> Callable[[str], str] | None:
+    """How a path shown from `root` (`entries/x/y.yaml`) is shown to a user in the folder
+    `here`, where kb runs: from `here` when one of the two folders holds the other, so that
+    it opens from there (in a subfolder of the knowledge base, `y.yaml`; from the top of a
+    repository that keeps its knowledge base in `perf/`, `perf/entries/x/y.yaml`, which is
+    also where CI's annotations must point); as it is when they are the same folder or
+    apart (None: nothing to change), and for a whole path (another catalog's file)."""
+    top, at = os.path.abspath(root), os.path.abspath(here)
+    if at == top or not (at.startswith(top + os.sep) or top.startswith(at + os.sep)):
+        return None
+    def shown(path: str) -> str:
+        if os.path.isabs(path):
+            return path
+        return Path(os.path.relpath(os.path.join(top, path), at)).as_posix()
+
+    return shown
+
+
 def discover(
     root: Path,
     folder: str,
