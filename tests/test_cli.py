@@ -389,7 +389,6 @@ def test_the_root_is_found_from_the_current_folder_upwards(
     assert "no knowledge base at or above" in lost.output
 
 
-
 def test_paths_open_from_where_kb_runs(
     kb_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -433,9 +432,11 @@ def test_paths_open_from_where_kb_runs(
     # Elsewhere (neither folder holds the other) paths stay as seen from the root.
     (tmp_path / "apart").mkdir()
     monkeypatch.chdir(tmp_path / "apart")
-    assert f"\nentries/fixtures/minimal.yaml{said}" in "\n" + run(
-        "check", "--root", str(top / "perf")
-    ).output
+    assert (
+        f"\nentries/fixtures/minimal.yaml{said}"
+        in "\n" + run("check", "--root", str(top / "perf")).output
+    )
+
 
 def test_warnings_pass_unless_strict(kb_root: Path) -> None:
     entry = kb_root / "entries" / "fixtures" / "minimal.yaml"

@@ -50,6 +50,7 @@ def shown_from_here(root: Path, here: Path) -> Callable[[str], str] | None:
     top, at = os.path.abspath(root), os.path.abspath(here)
     if at == top or not (at.startswith(top + os.sep) or top.startswith(at + os.sep)):
         return None
+
     def shown(path: str) -> str:
         if os.path.isabs(path):
             return path
