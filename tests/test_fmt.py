@@ -103,6 +103,17 @@ def test_the_canonical_form_is_a_fixed_point() -> None:
     assert formatted(CANONICAL) == CANONICAL
 
 
+def test_a_file_keeps_the_line_endings_its_first_line_has() -> None:
+    """Checked out with CRLF (git's core.autocrlf on Windows), every file was 'reformatted'
+    to LF, and back to CRLF at the next checkout."""
+    windows = MESSY.replace("\n", "\r\n")
+    assert formatted(windows) == CANONICAL.replace("\n", "\r\n")
+    assert formatted(CANONICAL.replace("\n", "\r\n")) == CANONICAL.replace("\n", "\r\n")
+    mixed = MESSY.replace("\n", "\r\n", 1)  # the first line decides
+    assert formatted(mixed) == CANONICAL.replace("\n", "\r\n")
+    assert formatted(windows.replace("\r\n", "\n", 1)) == CANONICAL
+
+
 def test_a_wrong_schema_line_is_replaced_and_a_missing_one_added() -> None:
     wrong = "# yaml-language-server: $schema=elsewhere.json\nid: x/a\n"
     assert formatted(wrong) == f"{ENTRY_LINE}\nid: x/a\n"

@@ -172,6 +172,11 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
     document, problems = load(raw, display)
     if document is None:
         raise _Refused(problems[0])
+    # A file keeps its line endings, as its first line ends (ruff's formatter does the
+    # same): git's core.autocrlf checks files out with CRLF on Windows, and a formatter that
+    # wrote LF would fail every file there, and be undone at the next checkout.
+    first_line, newline, _ = document.text.partition("\n")
+    ending = "\r\n" if newline and first_line.endswith("\r") else "\n"
     text = document.text.replace("\r\n", "\n").replace("\r", "\n")
     first, _, rest = text.partition("\n")
     skipped = 0
@@ -202,7 +207,7 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
         written, _ = load(result.encode("utf-8"), display)
         if written is not None and same_data(written.data, document.data):
             _refuse_lost_comments(text, body, skipped, display)
-            return result
+            return result.replace("\n", ending)
     raise _Refused(
         error(
             INTERNAL,
