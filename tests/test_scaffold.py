@@ -227,13 +227,45 @@ def test_an_unknown_namespace_gets_a_did_you_mean(repository: Path) -> None:
     """As kb check would (KB211) once the file was written."""
     result = run("new", "attn/x", "--root", str(repository))
 
-    allowed = ", ".join(schemas.vocabulary(schemas.ENTRY, "namespace"))
+    allowed = ", ".join(schemas.open_namespaces())
+    assert "fixtures" not in allowed  # reserved: not offered
     assert result.exit_code == 1
     assert result.output == (
         "Error: 'attn' is not a namespace\n"
         f"    hint: did you mean 'attention'? allowed namespaces: {allowed}\n"
     )
     assert not (repository / "entries" / "attn").exists()
+
+
+def test_kb_new_with_a_root_starts_a_knowledge_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A team's first entry: no folder had entries/ yet, and kb new refused every way."""
+    empty = tmp_path / "ours"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    lost = run("new", "gemm/acme-int4-decode")
+    assert lost.exit_code == 2
+    assert "pass --root (kb new --root DIR starts one)" in lost.output
+    started = run("new", "gemm/acme-int4-decode", "--root", str(empty))
+    assert started.exit_code == 0, started.output
+    assert (empty / "entries" / "gemm" / "acme-int4-decode.yaml").is_file()
+    missing = run("new", "gemm/a", "--root", str(tmp_path / "nowhere"))
+    assert missing.exit_code == 2
+    assert f"Invalid value for --root: {tmp_path / 'nowhere'} is not a folder" in missing.output
+
+
+def test_a_reserved_namespace_is_refused(repository: Path) -> None:
+    """CONTRIBUTING reserves fixtures/ for kb's tests; kb new offered it and wrote the file."""
+    result = run("new", "fixtures/x", "--root", str(repository))
+
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: 'fixtures' is reserved for kb's own test fixtures\n"
+        "    hint: choose the namespace of the entry's family: "
+        f"{', '.join(schemas.open_namespaces())}\n"
+    )
+    assert not (repository / "entries" / "fixtures" / "x.yaml").exists()
 
 
 def test_class_is_not_an_option_for_devices(repository: Path) -> None:

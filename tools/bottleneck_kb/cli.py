@@ -46,7 +46,7 @@ def _root(given: Path | None, paths: tuple[Path, ...] = ()) -> Path:
             return folder
     raise click.UsageError(
         f"no knowledge base at or above {start} (a folder with entries/ or hardware/); "
-        "run kb inside one or pass --root; to start one, make its entries/ folder"
+        "run kb inside one or pass --root (kb new --root DIR starts one)"
     )
 
 
@@ -523,7 +523,8 @@ def new(
     """Write a skeleton entries/ID.yaml (or hardware/ID.yaml) to fill in.
 
     Each field has a comment saying what it holds and a TODO placeholder that kb check reports
-    until it is replaced. An existing file is never overwritten.
+    until it is replaced. An existing file is never overwritten. `--root DIR` names the
+    knowledge base, and starts one in an existing folder that has none.
     """
     from .diagnostics import one_line
     from .kb import display_path, shown_from_here
@@ -533,7 +534,10 @@ def new(
     given = {k: v for k, v in (("class", cls), ("bound_by", bound_by)) if v is not None}
     if is_device and given:
         raise click.UsageError("--class and --bound-by are for entries, not --hardware")
-    base = _root(root)
+    if root is not None and not root.is_dir():
+        raise click.BadParameter(f"{root} is not a folder", param_hint="--root")
+    # Named by --root, a folder becomes a knowledge base with its first file.
+    base = root if root is not None else _root(None)
     path = new_file(base, HARDWARE if is_device else ENTRY, identifier, given)
     shown = display_path(path, base)
     shown = (shown_from_here(base, Path.cwd()) or str)(shown)

@@ -64,6 +64,12 @@ def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> P
     unknown = schemas.unknown_namespace(identifier) if kind == schemas.ENTRY else None
     if unknown is not None:
         raise ScaffoldError(*unknown)
+    namespace = identifier.partition("/")[0]
+    if kind == schemas.ENTRY and namespace not in schemas.open_namespaces():
+        raise ScaffoldError(
+            f"'{namespace}' is reserved for kb's own test fixtures",
+            f"choose the namespace of the entry's family: {', '.join(schemas.open_namespaces())}",
+        )
     for key, value in given.items():
         allowed = choices(kind, key)
         if value not in allowed:

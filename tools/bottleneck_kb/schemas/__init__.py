@@ -375,12 +375,19 @@ def is_id(kind: str, text: str) -> bool:
 
 def unknown_namespace(entry_id: str) -> tuple[str, str] | None:
     """(message, did-you-mean) when the namespace of `entry_id` is not one the entry schema
-    documents, else None."""
+    documents, else None. The namespaces suggested are those open to entries."""
     namespace = entry_id.partition("/")[0]
-    allowed = vocabulary(ENTRY, "namespace")
-    if namespace in allowed:
+    if namespace in vocabulary(ENTRY, "namespace"):
         return None
-    return f"'{namespace}' is not a namespace", suggest(namespace, allowed, "namespaces")
+    return f"'{namespace}' is not a namespace", suggest(namespace, open_namespaces(), "namespaces")
+
+
+@cache
+def open_namespaces() -> tuple[str, ...]:
+    """The namespaces a new entry may take: not those the schema marks `x-reserved` (kb's own
+    test fixtures), which `kb check` reads but `kb new` does not offer."""
+    options = schema(ENTRY)["$defs"]["namespace"]["oneOf"]
+    return tuple(option["const"] for option in options if not option.get("x-reserved"))
 
 
 @cache
