@@ -445,6 +445,14 @@ def test_an_empty_catalog_is_said_to_have_no_devices(tmp_path: Path) -> None:
         f"{MY_GPU}: KB204 no device 'my-gpu' in hardware/",
         "    hint: the catalog has no devices",
     ]
+    # One device file, with errors: the catalog is not said to be empty.
+    (tmp_path / "hardware" / "other-gpu.yaml").write_text("id: other-gpu\n", "utf-8")
+    code, output = run("--root", str(tmp_path))
+    assert f"{MY_GPU}: KB204 no device 'my-gpu' in hardware/" in output.splitlines()
+    assert (
+        "    hint: the catalog's device files all have errors; fix them first: "
+        "hardware/other-gpu.yaml"
+    ) in output.splitlines()
 
 
 def test_catalog_must_hold_hardware(base: Path, tmp_path: Path) -> None:

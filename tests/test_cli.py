@@ -335,6 +335,13 @@ def test_the_bound_by_hint_names_the_check_that_would_mend_it(kb_root: Path) -> 
     )
 
 
+def test_an_empty_catalog_is_said_to_be_empty(tmp_path: Path) -> None:
+    (tmp_path / "hardware").mkdir()
+    result = run("hardware", "--root", str(tmp_path))
+    assert result.exit_code == 0
+    assert result.stderr == "no devices in hardware/: add one with kb new --hardware ID\n"
+
+
 def test_hardware_lists_ridge_points(repository: Path) -> None:
     result = run("hardware", "--root", str(repository))
     assert result.exit_code == 0

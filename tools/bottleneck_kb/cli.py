@@ -420,6 +420,8 @@ def hardware(output_format: str, catalog: Path | None, root: Path | None) -> Non
     listing = HardwareListing(list(usable.devices.values()))
     click.echo(render(HARDWARE, output_format, listing), nl=False)
     problems = len(read.diagnostics) + len(found)
+    if not read.devices and not problems:
+        click.echo(f"no devices in {read.folder}: add one with kb new --hardware ID", err=True)
     if problems:
         left_out = f", {len(usable.broken)} device(s) left out" if usable.broken else ""
         click.echo(f"{problems} problem(s) in {read.folder}{left_out}; run kb check", err=True)

@@ -32,7 +32,7 @@ def _unknown_devices(
                 f"no device '{name}' in {context.hardware_folder}",
                 suggest(name, sorted(context.devices), "devices")
                 if context.devices
-                else "the catalog has no devices",
+                else _no_devices(context),
                 at=(i,),
             )
         else:  # said once per entry: the problem is in the device's file, reported there
@@ -43,6 +43,13 @@ def _unknown_devices(
                 f"fix {broken} first",
                 at=(i,),
             )
+
+
+def _no_devices(context: Context) -> str:
+    files = sorted(set(context.broken_devices.values()))
+    if not files:
+        return "the catalog has no devices"
+    return f"the catalog's device files all have errors; fix them first: {', '.join(files)}"
 
 
 @rule(UNKNOWN_DEVICE, "known-device", Scope.ENTRY)
