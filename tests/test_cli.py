@@ -340,6 +340,12 @@ def test_an_empty_catalog_is_said_to_be_empty(tmp_path: Path) -> None:
     result = run("hardware", "--root", str(tmp_path))
     assert result.exit_code == 0
     assert result.stderr == "no devices in hardware/: add one with kb new --hardware ID\n"
+    (tmp_path / "entries" / "fixtures").mkdir(parents=True)
+    (tmp_path / "entries" / "fixtures" / "minimal.yaml").write_text(MINIMAL_ENTRY, "utf-8")
+    checked = run("check", "--root", str(tmp_path))
+    assert checked.output.splitlines()[-1] == (
+        "All clear: checked 1 entry against 0 devices (no claim was evaluated)."
+    )
 
 
 def test_hardware_lists_ridge_points(repository: Path) -> None:

@@ -14,6 +14,8 @@ def summary(result: CheckResult) -> str:
     entries = "entry" if result.entries == 1 else "entries"
     devices = "device" if result.devices == 1 else "devices"
     checked = f"{result.entries} {entries} against {result.devices} {devices}"
+    if result.entries and not result.devices:
+        checked += " (no claim was evaluated)"
     if not result.diagnostics:
         return f"All clear: checked {checked}."
     parts = [
