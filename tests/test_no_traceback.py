@@ -14,6 +14,7 @@ from bottleneck_kb.cli import main
 from bottleneck_kb.report import CHECK, EVALUATION, HARDWARE, formats
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
+from bottleneck_kb.schemas import open_namespaces
 
 from .conftest import FIXTURES, MINIMAL_PATH, write_example
 
@@ -28,7 +29,7 @@ def _commands(entry_id: str) -> list[list[str]]:
         + [["eval", entry_id, "--format", name] for name in formats(EVALUATION)]
         + [["hardware", "--format", name] for name in formats(HARDWARE)]
         + [["rules"], ["check", "--explain", "KB405"], ["fmt", "--check"], ["fmt", "--diff"]]
-        + [["new", "fixtures/scaffolded"], ["new", "--hardware", "scaffolded-device"]]
+        + [["new", f"{open_namespaces()[0]}/scaffolded"], ["new", "--hardware", "scaffolded"]]
         + [["fmt"]]
     )
 
