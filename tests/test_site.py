@@ -805,6 +805,36 @@ def test_a_former_ids_shared_link_keeps_the_explorers_state(browser: Browser) ->
     assert browser.errors == []
 
 
+# A4's width less Chromium's default margins, in CSS pixels, rounded down.
+PAPER_WIDTH = 700
+
+
+def test_printing_keeps_every_column_of_every_table_on_the_paper(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """Wide tables scroll in their boxes on screen; on paper the columns past a box's edge
+    were lost (the index printed 6 of its 16 devices)."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": PAPER_WIDTH, "height": 1000})
+    page.emulate_media(media="print")
+    paths = ["entries/", "devices/", *(f"entries/{e.id}/" for e in knowledge_base.entries)]
+    for path in paths:
+        browser.open(path, page)
+        cells, cut = page.eval_on_selector_all(
+            "th, td",
+            """cells => [cells.length, cells.filter(c => {
+                const box = c.getBoundingClientRect();
+                return box.width > 0 && (box.left < 0 || c.scrollWidth > c.clientWidth + 1 ||
+                    box.right > document.documentElement.clientWidth);
+            }).map(c => c.textContent)]""",
+        )
+        assert cells > 0 and cut == [], path
+    browser.open(f"entries/{LM_HEAD}/", page)
+    assert page.locator(".kb-x-results td").count() > 0  # the explorer's table among them
+    page.close()
+    assert browser.errors == []
+
+
 def test_a_link_in_a_title_is_text_where_the_title_is_itself_a_link(kb_root: Path) -> None:
     """In the entry index, the device pages and the references, a title's link inside the
     page's own ended that one: part of the listed title led off the site."""
