@@ -835,6 +835,35 @@ def test_printing_keeps_every_column_of_every_table_on_the_paper(
     assert browser.errors == []
 
 
+def _keyboard_focus_ring(page: Any, selector: str) -> dict[str, str]:
+    """The outline of the first element `selector` finds once the keyboard has moved to it."""
+    control = page.locator(selector).first
+    control.focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")
+    ring: dict[str, str] = control.evaluate(
+        """c => ({focused: String(c === document.activeElement && c.matches(':focus-visible')),
+                 style: getComputedStyle(c).outlineStyle,
+                 width: getComputedStyle(c).outlineWidth})"""
+    )
+    return ring
+
+
+def test_the_explorers_and_compare_pages_controls_show_the_keyboards_focus(
+    browser: Browser,
+) -> None:
+    """The theme takes the outline off inputs: a slider, a field or a box focused by keyboard
+    looked like any other."""
+    ring = {"focused": "true", "style": "solid", "width": "2px"}
+    page = browser.open(f"entries/{LM_HEAD}/")
+    for kind in ("range", "number", "checkbox"):
+        assert _keyboard_focus_ring(page, f".kb-explorer input[type={kind}]") == ring, kind
+    browser.open(f"compare/#@entries={LM_HEAD}")
+    for kind in ("number", "checkbox"):
+        assert _keyboard_focus_ring(page, f".kb-compare input[type={kind}]") == ring, kind
+    assert browser.errors == []
+
+
 def test_a_link_in_a_title_is_text_where_the_title_is_itself_a_link(kb_root: Path) -> None:
     """In the entry index, the device pages and the references, a title's link inside the
     page's own ended that one: part of the listed title led off the site."""
