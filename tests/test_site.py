@@ -835,6 +835,20 @@ def test_printing_keeps_every_column_of_every_table_on_the_paper(
     assert browser.errors == []
 
 
+def test_no_entry_page_scrolls_sideways_on_a_narrow_phone(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """At 320 pixels a formula beside its 9em name, or a workaround's title in its picker,
+    made the whole page wider than the screen."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": 320, "height": 800})
+    for entry in knowledge_base.entries:
+        browser.open(f"entries/{entry.id}/", page)
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), entry.id
+    page.close()
+    assert browser.errors == []
+
+
 def _keyboard_focus_ring(page: Any, selector: str) -> dict[str, str]:
     """The outline of the first element `selector` finds once the keyboard has moved to it."""
     control = page.locator(selector).first
