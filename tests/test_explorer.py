@@ -784,6 +784,20 @@ def test_the_dtype_picker_uses_that_dtypes_dense_peak(
     assert page.locator(".kb-x-notes li").count() == 0
 
 
+def test_stepping_through_a_picker_by_keyboard_keeps_the_focus_on_it(browser: Browser) -> None:
+    """Each change rebuilt the dtype and chart pickers: the focus fell to the page's body."""
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}")
+    for picker in ('select[aria-label="dtype"]', 'select[aria-label="chart symbol"]'):
+        select = page.locator(f".kb-explorer {picker}")
+        before = select.input_value()
+        select.focus()
+        page.keyboard.press("ArrowDown")
+        assert select.input_value() != before, picker
+        assert select.evaluate("s => s === document.activeElement"), picker
+    assert "dense bf16 peak" not in page.locator(".kb-x-summary").inner_text()  # it took effect
+    assert browser.errors == []
+
+
 @pytest.mark.parametrize("dtype", ["constructor", "fp99"])
 def test_a_dtype_the_catalog_lacks_is_ignored_with_a_note(
     browser: Browser, knowledge_base: KnowledgeBase, dtype: str

@@ -406,6 +406,7 @@
     readFragment(data, window.location.hash, this.state, this.notes);
     this.inputs = map();
     this.sweep = null;
+    this.charts = null;
 
     root.appendChild(el("h2", {}, ["Explore"]));
     root.appendChild(el("p", { "class": "kb-x-help" }, [
@@ -516,10 +517,15 @@
     return el("p", {}, [el("label", {}, ["Workaround: ", select])]);
   };
 
+  /* The picker is rebuilt only when the dtypes offered change (with the devices): a reader
+     stepping through them by keyboard keeps the focus on it. */
   Explorer.prototype.renderDtypes = function () {
     var self = this;
     var data = this.entry.data;
     var options = dtypesOf(data, this.state.devices);
+    var old = this.dtypeRow.querySelector("select");
+    var offered = old && Array.prototype.map.call(old.options, function (o) { return o.value; });
+    if (offered && offered.join(",") === options.join(",")) { old.value = this.state.dtype; return; }
     this.dtypeRow.textContent = "";
     if (options.length < 2) return;
     var select = el("select", { "aria-label": "dtype" });
@@ -530,6 +536,7 @@
     });
     select.addEventListener("change", function () { self.state.dtype = select.value; self.notes = []; self.update(true); });
     this.dtypeRow.appendChild(el("label", {}, ["Dense peak of dtype: ", select]));
+    if (old && old === document.activeElement) select.focus();
   };
 
   function cell(quantity, value, shown) {
@@ -702,18 +709,23 @@
     var data = this.entry.data;
     var self = this;
     var ranged = data.symbols.filter(function (s) { return s.range !== null && s.range[1] > s.range[0]; });
-    this.chart.textContent = "";
     if (!ranged.length) return;
     if (this.sweep === null) this.sweep = this.widestSweep(ranged);
     var symbol = ranged.filter(function (s) { return s.symbol === self.sweep; })[0];
-    var picker = el("select", { "aria-label": "chart symbol" });
-    ranged.forEach(function (s) {
-      var option = el("option", { value: s.symbol }, [s.symbol]);
-      option.selected = s.symbol === symbol.symbol;
-      picker.appendChild(option);
-    });
-    picker.addEventListener("change", function () { self.sweep = picker.value; self.renderChart(evaluate(data.id, self.state)); });
-    this.chart.appendChild(el("p", {}, [el("label", {}, ["Charts as ", picker, " sweeps its range"])]));
+    // The picker is made once and kept, so a reader stepping through it keeps the focus.
+    if (!this.charts) {
+      var picker = el("select", { "aria-label": "chart symbol" });
+      ranged.forEach(function (s) {
+        var option = el("option", { value: s.symbol }, [s.symbol]);
+        option.selected = s.symbol === symbol.symbol;
+        picker.appendChild(option);
+      });
+      picker.addEventListener("change", function () { self.sweep = picker.value; self.renderChart(evaluate(data.id, self.state)); });
+      this.charts = el("div", { "class": "kb-x-charts" });
+      this.chart.appendChild(el("p", {}, [el("label", {}, ["Charts as ", picker, " sweeps its range"])]));
+      this.chart.appendChild(this.charts);
+    }
+    this.charts.textContent = "";
     var at = evaluation.values[symbol.symbol];
     var good = evaluation.results.filter(function (r) { return r.verdict; });
     // Six ridge lines are as many as the chart can label apart.
@@ -721,10 +733,10 @@
       [{ label: "", points: this.curve(symbol), cls: "kb-curve" }],
       good.slice(0, RIDGE_LINES).map(function (r, i) { return { label: r.name + " ridge", y: r.ridge, cls: "kb-series-" + i }; }), at);
     if (intensity && good.length > RIDGE_LINES) {
-      this.chart.appendChild(el("p", { "class": "kb-x-caption" }, ["The ridge points of the first " + RIDGE_LINES +
+      this.charts.appendChild(el("p", { "class": "kb-x-caption" }, ["The ridge points of the first " + RIDGE_LINES +
         " of the " + good.length + " devices evaluated, in the table's order; choose fewer devices to see the others'."]));
     }
-    if (intensity) this.chart.appendChild(intensity);
+    if (intensity) this.charts.appendChild(intensity);
     if (!good.length) return;
     var device = data.devices.filter(function (d) { return d.id === good[0].device; })[0];
     var lines = data.roofs.map(function (roof, i) { return { label: roof.name, points: [], cls: "kb-series-" + i, roof: roof.name }; });
@@ -738,10 +750,10 @@
     });
     var times = lineChart(symbol, "time", seconds, lines, [], at);
     if (times) {
-      this.chart.appendChild(el("p", { "class": "kb-x-caption" }, ["The time each roof gives on " + device.name +
+      this.charts.appendChild(el("p", { "class": "kb-x-caption" }, ["The time each roof gives on " + device.name +
         ", the first device chosen: the highest is the lower bound, and where lines cross the verdict flips."]));
       times.classList.add("kb-x-times");
-      this.chart.appendChild(times);
+      this.charts.appendChild(times);
     }
   };
 
