@@ -346,6 +346,34 @@ def test_the_batch_slider_flips_the_lm_head_where_kb_eval_does(browser: Browser)
     )
 
 
+def test_a_slider_announces_its_value_and_each_arrow_key_changes_it(browser: Browser) -> None:
+    """The slider announced its position (0 to 1000); on B's log scale of whole numbers,
+    dozens of presses of an arrow key left B at 1."""
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}")
+    slider = page.locator('.kb-explorer input[type=range][data-symbol="B"]')
+    field = page.locator('.kb-explorer input[type=number][data-symbol="B"]')
+    assert slider.get_attribute("aria-valuetext") == "1 sequences"  # the typical value
+    slider.focus()
+    shown = []
+    for key in ("ArrowRight", "ArrowUp", "ArrowRight", "ArrowLeft", "ArrowDown"):
+        page.keyboard.press(key)
+        shown.append((field.input_value(), slider.get_attribute("aria-valuetext")))
+    assert shown == [
+        ("2", "2 sequences"),
+        ("3", "3 sequences"),
+        ("4", "4 sequences"),
+        ("3", "3 sequences"),
+        ("2", "2 sequences"),
+    ]
+    field.fill("500")
+    field.dispatch_event("change")
+    assert slider.get_attribute("aria-valuetext") == "500 sequences"
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    assert 500 < int(field.input_value()) <= 512  # the next value, whatever the position
+    assert browser.errors == []
+
+
 def _at_typical(
     knowledge_base: KnowledgeBase, entry_id: str
 ) -> tuple[Entry, Formulas, dict[str, float]]:

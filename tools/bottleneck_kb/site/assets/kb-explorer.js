@@ -447,20 +447,40 @@
       "data-symbol": s.symbol, "aria-label": s.symbol + " slider" });
     var field = el("input", { type: "number", step: "any", min: String(s.range[0]), max: String(s.range[1]),
       "data-symbol": s.symbol, "aria-label": s.symbol });
-    slider.value = String(valueToSlider(s, initial));
-    field.value = String(initial);
-    slider.addEventListener("input", function () {
+    // The slider's position (0 to SLIDER_STEPS) means nothing to a reader: it is announced
+    // as the value the field shows, with its unit.
+    function show(x) {
+      field.value = String(x);
+      slider.setAttribute("aria-valuetext", String(x) + (s.unit ? " " + s.unit : ""));
+    }
+    function moved() {
       var x = sliderToValue(s, Number(slider.value));
       self.state.values[s.symbol] = x;
-      field.value = String(x);
+      show(x);
       self.notes = [];
       self.update(true);
+    }
+    slider.value = String(valueToSlider(s, initial));
+    show(initial);
+    slider.addEventListener("input", moved);
+    // An arrow key moves to the next value the slider gives, not to its next position: on a
+    // log scale of whole numbers B went from 1 to 2 in 98 presses.
+    slider.addEventListener("keydown", function (event) {
+      var step = event.key === "ArrowRight" || event.key === "ArrowUp" ? 1 :
+        event.key === "ArrowLeft" || event.key === "ArrowDown" ? -1 : 0;
+      if (!step) return;
+      event.preventDefault();
+      var x = self.state.values[s.symbol];
+      for (var t = valueToSlider(s, x) + step; t >= 0 && t <= SLIDER_STEPS; t += step) {
+        var next = sliderToValue(s, t);
+        if (step > 0 ? next > x : next < x) { slider.value = String(t); moved(); return; }
+      }
     });
     field.addEventListener("change", function () {
       self.notes = [];
       var x = given(s, field.value.trim(), self.notes);
       if (x !== undefined) self.state.values[s.symbol] = x;
-      field.value = String(self.state.values[s.symbol]);
+      show(self.state.values[s.symbol]);
       slider.value = String(valueToSlider(s, self.state.values[s.symbol]));
       self.update(true);
     });
