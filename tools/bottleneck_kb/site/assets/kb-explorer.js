@@ -413,7 +413,7 @@
       "Move the symbols, pick devices, a dtype or a workaround: the numbers below are " +
       "recomputed in the page from the entry's formulas. The link keeps what you chose."]));
     var controls = el("div", { "class": "kb-x-controls" });
-    data.symbols.forEach(function (s) { controls.appendChild(self.symbolControl(s)); });
+    data.symbols.forEach(function (s, i) { controls.appendChild(self.symbolControl(s, "kb-x-" + i)); });
     root.appendChild(controls);
     root.appendChild(this.deviceControl());
     this.dtypeRow = el("div", { "class": "kb-x-dtype" });
@@ -421,9 +421,10 @@
     if (data.workarounds.length) root.appendChild(this.workaroundControl());
     this.noteList = el("ul", { "class": "kb-x-notes", "aria-live": "polite" });
     root.appendChild(this.noteList);
-    this.summary = el("p", { "class": "kb-x-summary" });
+    // Announced as it is recomputed, without taking the reader from the control they move.
+    this.summary = el("p", { "class": "kb-x-summary", role: "status" });
     root.appendChild(this.summary);
-    this.table = el("div", { "class": "kb-x-table" });
+    this.table = scrollBox("results on each device");
     root.appendChild(this.table);
     this.chart = el("div", { "class": "kb-x-chart" });
     root.appendChild(this.chart);
@@ -433,7 +434,9 @@
     this.update(false);
   }
 
-  Explorer.prototype.symbolControl = function (s) {
+  /* A symbol's slider and field, named by its label (`id` and the ids made from it are the
+     controls'), and described by its range and meaning. */
+  Explorer.prototype.symbolControl = function (s, id) {
     var self = this;
     var label = s.symbol + (s.unit ? " (" + s.unit + ")" : "");
     if (s.range === null) {
@@ -443,10 +446,11 @@
     }
     var initial = has(this.state.values, s.symbol) ? this.state.values[s.symbol] : (s.typical !== null ? s.typical : s.range[0]);
     this.state.values[s.symbol] = initial;
+    var described = id + "-range " + id + "-about";
     var slider = el("input", { type: "range", min: "0", max: String(SLIDER_STEPS), step: "1",
-      "data-symbol": s.symbol, "aria-label": s.symbol + " slider" });
+      "data-symbol": s.symbol, "aria-label": label + " slider", "aria-describedby": described });
     var field = el("input", { type: "number", step: "any", min: String(s.range[0]), max: String(s.range[1]),
-      "data-symbol": s.symbol, "aria-label": s.symbol });
+      "data-symbol": s.symbol, id: id, "aria-describedby": described });
     // The slider's position (0 to SLIDER_STEPS) means nothing to a reader: it is announced
     // as the value the field shows, with its unit.
     function show(x) {
@@ -487,8 +491,9 @@
     this.inputs[s.symbol] = { slider: slider, field: field };
     var extent = " " + plain(s.range[0]) + " to " + plain(s.range[1]) + (isLog(s) ? " (log scale)" : "");
     return el("div", { "class": "kb-x-symbol" }, [
-      el("label", { "class": "kb-x-name" }, [label]), slider, field,
-      el("span", { "class": "kb-x-range" }, [extent]), el("span", { "class": "kb-x-about" }, [s.name])]);
+      el("label", { "class": "kb-x-name", "for": id }, [label]), slider, field,
+      el("span", { "class": "kb-x-range", id: id + "-range" }, [extent]),
+      el("span", { "class": "kb-x-about", id: id + "-about" }, [s.name])]);
   };
 
   Explorer.prototype.deviceControl = function () {
@@ -558,6 +563,11 @@
     this.dtypeRow.appendChild(el("label", {}, ["Dense peak of dtype: ", select]));
     if (old && old === document.activeElement) select.focus();
   };
+
+  /* A box a wide table scrolls in: focusable, so that a keyboard can scroll it, and named. */
+  function scrollBox(name) {
+    return el("div", { "class": "kb-x-table", tabindex: "0", role: "region", "aria-label": name });
+  }
 
   function cell(quantity, value, shown) {
     return el("td", { "class": "kb-number", "data-quantity": quantity, "data-value": String(value) }, [shown]);
@@ -855,9 +865,11 @@
     root.appendChild(this.controls);
     this.devices = el("fieldset", { "class": "kb-x-devices" }, [el("legend", {}, ["Devices"])]);
     root.appendChild(this.devices);
-    this.noteList = el("ul", { "class": "kb-x-notes" });
+    this.noteList = el("ul", { "class": "kb-x-notes", "aria-live": "polite" });
     root.appendChild(this.noteList);
-    this.table = el("div", { "class": "kb-x-table" });
+    this.summary = el("p", { "class": "kb-x-summary", role: "status" });
+    root.appendChild(this.summary);
+    this.table = scrollBox("entries compared");
     root.appendChild(this.table);
     root.hidden = false;
     this.choose();
@@ -968,12 +980,14 @@
     this.asked = [];
     this.state.values = values;
     this.controls.textContent = "";
-    shared.forEach(function (name) {
+    shared.forEach(function (name, i) {
       var s = symbols[name];
+      var id = "kb-c-" + i;
       // The reader's value kept from before a change of entries, else the typical one.
       var start = has(before, name) ? before[name] : s.typical !== null ? s.typical : s.range[0];
       if (!has(values, name)) values[name] = clamp(s, used(start), self.notes);
-      var field = el("input", { type: "number", step: "any", "data-symbol": name, "aria-label": name });
+      var field = el("input", { type: "number", step: "any", "data-symbol": name, id: id,
+        "aria-describedby": id + "-range " + id + "-about" });
       field.value = String(self.state.values[name]);
       field.addEventListener("change", function () {
         self.notes = [];
@@ -982,8 +996,10 @@
         field.value = String(self.state.values[name]);
         self.render();
       });
-      self.controls.appendChild(el("div", { "class": "kb-x-symbol" }, [el("label", {}, [name + " "]), field,
-        el("span", { "class": "kb-x-range" }, [" " + plain(s.range[0]) + " to " + plain(s.range[1])])]));
+      self.controls.appendChild(el("div", { "class": "kb-x-symbol" }, [
+        el("label", { "class": "kb-x-name", "for": id }, [name + (s.unit ? " (" + s.unit + ")" : "")]), field,
+        el("span", { "class": "kb-x-range", id: id + "-range" }, [" " + plain(s.range[0]) + " to " + plain(s.range[1])]),
+        el("span", { "class": "kb-x-about", id: id + "-about" }, [s.name])]));
     });
     this.devices.textContent = "";
     this.devices.appendChild(el("legend", {}, ["Devices"]));
@@ -1007,6 +1023,7 @@
     Object.keys(this.state.values).sort().forEach(function (k) { parts.push(encodeURIComponent(k) + "=" + self.state.values[k]); });
     history.replaceState(null, "", window.location.pathname + "#" + parts.join("&"));
     var body = el("tbody");
+    var verdicts = map();
     this.state.entries.forEach(function (id) {
       var entry = registry[id];
       if (!entry) return;
@@ -1019,6 +1036,7 @@
       evaluation.results.forEach(function (r) {
         var row = el("tr", { "data-entry": id, "data-device": r.device }, [el("td", {}, [entry.data.title]), el("td", {}, [r.name])]);
         if (r.verdict) {
+          verdicts[r.verdict] = (verdicts[r.verdict] || 0) + 1;
           row.appendChild(el("td", { "class": "kb-verdict kb-" + r.verdict, "data-quantity": "verdict", "data-value": r.verdict }, [r.verdict]));
           row.appendChild(cell("time", r.time, seconds(r.time)));
         } else {
@@ -1033,7 +1051,18 @@
       el("thead", {}, [el("tr", {}, ["entry", "device", "bound by", "lower bound"].map(function (h) { return el("th", {}, [h]); }))]), body]));
     this.noteList.textContent = "";
     this.conflicts.concat(this.notes).forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
+    this.summary.textContent = summary(body.querySelectorAll("tr").length, verdicts, this.state.entries.length);
   };
+
+  /* The compare page's results in a sentence, for the reader who cannot see the table change. */
+  function summary(rows, verdicts, entries) {
+    if (!entries) return "No entry chosen.";
+    if (!rows) return "No device chosen.";
+    var bound = Object.keys(verdicts).map(function (v) { return v + "-bound in " + verdicts[v]; });
+    var counted = Object.keys(verdicts).reduce(function (n, v) { return n + verdicts[v]; }, 0);
+    if (counted < rows) bound.push("not evaluated in " + (rows - counted));
+    return rows + (rows === 1 ? " row" : " rows") + ": " + bound.join(", ") + ".";
+  }
 
   function start() {
     Array.prototype.forEach.call(document.querySelectorAll(".kb-explorer[data-entry]"), function (root) {
