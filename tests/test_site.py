@@ -878,6 +878,43 @@ def test_the_explorers_and_compare_pages_controls_show_the_keyboards_focus(
     assert browser.errors == []
 
 
+def test_the_explorers_table_fields_and_buttons_look_like_the_sites(browser: Browser) -> None:
+    """The theme styles only tables without a class and takes borders off inputs and buttons:
+    the results' numbers ran together, fields read as text and "all" "none" as "allnone"."""
+    page = browser.open(f"entries/{LM_HEAD}/")
+    cell = page.locator(".kb-x-results td.kb-number").first
+    padding, rule = cell.evaluate(
+        """c => [parseFloat(getComputedStyle(c).paddingLeft),
+                 getComputedStyle(c).borderTopStyle]"""
+    )
+    assert padding >= 8 and rule == "solid"
+    for control in (".kb-explorer input[type=number]", ".kb-explorer button"):
+        assert (
+            page.locator(control).first.evaluate("c => getComputedStyle(c).borderStyle") == "solid"
+        ), control
+    every, none = (page.get_by_role("button", name=n, exact=True) for n in ("all", "none"))
+    first, second = every.bounding_box(), none.bounding_box()
+    assert first is not None and second is not None
+    assert second["x"] - (first["x"] + first["width"]) >= 4
+    assert browser.errors == []
+
+
+def test_the_compare_page_lists_one_entry_a_line(browser: Browser) -> None:
+    """The entries flowed inline: each box stood at the end of the title before it."""
+    page = browser.open("compare/")
+    boxes = page.eval_on_selector_all(
+        ".kb-x-entries label",
+        """labels => labels.map(l => [l.getBoundingClientRect().left,
+            l.querySelector('input').getBoundingClientRect().left,
+            l.getBoundingClientRect().top])""",
+    )
+    assert len(boxes) > 2
+    assert len({round(left) for left, _, _ in boxes}) == 1  # every label starts its own line
+    assert all(box >= left for left, box, _ in boxes)  # and its box begins it
+    assert all(a[2] < b[2] for a, b in itertools.pairwise(boxes))
+    assert browser.errors == []
+
+
 def test_a_link_in_a_title_is_text_where_the_title_is_itself_a_link(kb_root: Path) -> None:
     """In the entry index, the device pages and the references, a title's link inside the
     page's own ended that one: part of the listed title led off the site."""
