@@ -771,6 +771,13 @@ def test_entry_pages_carry_claims_related_both_ways_and_the_explorer(
     assert page_file(built, "compare.md").exists()
 
 
+def test_the_explorers_heading_is_in_the_pages_table_of_contents(built: Path) -> None:
+    """The script wrote the heading, so the table of contents never listed it."""
+    page = parsed(built, f"entries/{LM_HEAD}.md")
+    assert ("h2", {"id": "explore"}) in page.tags
+    assert page.hrefs().count("#explore") == 2  # the table of contents' link and the permalink
+
+
 def test_every_diagnostic_code_has_its_page_from_the_rules_documentation(built: Path) -> None:
     from bottleneck_kb.rules import REGISTRY
 

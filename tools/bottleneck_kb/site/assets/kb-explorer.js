@@ -408,7 +408,6 @@
     this.sweep = null;
     this.charts = null;
 
-    root.appendChild(el("h2", {}, ["Explore"]));
     root.appendChild(el("p", { "class": "kb-x-help" }, [
       "Move the symbols, pick devices, a dtype or a workaround: the numbers below are " +
       "recomputed in the page from the entry's formulas. The link keeps what you chose."]));
