@@ -724,6 +724,33 @@ def test_dark_palette_keeps_the_chart_readable(browser: Browser) -> None:
     page.screenshot(path=str(REPOSITORY / "build" / "site-entry-dark.png"))
 
 
+def _contrast(page: Any, colour: str) -> float:
+    """`colour`'s contrast ratio with the page's background, as WCAG reckons it."""
+    background = page.evaluate(
+        "getComputedStyle(document.querySelector('.md-main')).backgroundColor"
+    )
+    if "rgba(0, 0, 0, 0)" in background:
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    light, dark = sorted([_luminance(colour), _luminance(background)], reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_every_series_colour_stands_out_in_both_palettes(browser: Browser) -> None:
+    """The fifth series' #a0a000 had a contrast of 2.8 with the light background."""
+    page = browser.open(f"entries/{LM_HEAD}/")
+    lines = ".kb-x-svg .kb-ridge line"
+    assert page.locator(lines).count() == 6  # every series colour, on the explorer's chart
+    for scheme in ("slate", "default"):  # ending as the site opens
+        if page.evaluate("document.body.dataset.mdColorScheme") != scheme:
+            page.locator("form[data-md-component=palette] label:visible").click()
+        assert page.evaluate("document.body.dataset.mdColorScheme") == scheme
+        strokes = page.eval_on_selector_all(lines, "ls => ls.map(l => getComputedStyle(l).stroke)")
+        assert len(set(strokes)) == 6
+        low = {s: _contrast(page, s) for s in strokes if _contrast(page, s) < 3}
+        assert low == {}, scheme  # WCAG's 3:1 for graphics
+    assert browser.errors == []
+
+
 def test_hostile_entries_run_nothing_in_the_browser(browser: Browser) -> None:
     for fixture in HOSTILE:
         page = browser.open(f"entries/fixtures/{fixture.stem}/")
