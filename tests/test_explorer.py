@@ -346,6 +346,96 @@ def test_the_batch_slider_flips_the_lm_head_where_kb_eval_does(browser: Browser)
     )
 
 
+def test_a_slider_announces_its_value_and_each_arrow_key_changes_it(browser: Browser) -> None:
+    """The slider announced its position (0 to 1000); on B's log scale of whole numbers,
+    dozens of presses of an arrow key left B at 1."""
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}")
+    slider = page.locator('.kb-explorer input[type=range][data-symbol="B"]')
+    field = page.locator('.kb-explorer input[type=number][data-symbol="B"]')
+    assert slider.get_attribute("aria-valuetext") == "1 sequences"  # the typical value
+    slider.focus()
+    shown = []
+    for key in ("ArrowRight", "ArrowUp", "ArrowRight", "ArrowLeft", "ArrowDown"):
+        page.keyboard.press(key)
+        shown.append((field.input_value(), slider.get_attribute("aria-valuetext")))
+    assert shown == [
+        ("2", "2 sequences"),
+        ("3", "3 sequences"),
+        ("4", "4 sequences"),
+        ("3", "3 sequences"),
+        ("2", "2 sequences"),
+    ]
+    field.fill("500")
+    field.dispatch_event("change")
+    assert slider.get_attribute("aria-valuetext") == "500 sequences"
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    assert 500 < int(field.input_value()) <= 512  # the next value, whatever the position
+    assert browser.errors == []
+
+
+def test_recomputed_results_are_announced(browser: Browser) -> None:
+    """Neither the explorer's sentence nor the compare page said a new result to a screen
+    reader: the compare page had no live region at all."""
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}")
+    status = page.locator(".kb-explorer [role=status]")
+    assert status.count() == 1 and "-bound on 1 of 1" in status.inner_text()
+    before = status.inner_text()
+    field = page.locator('.kb-explorer input[type=number][data-symbol="B"]')
+    field.fill("80")
+    field.dispatch_event("change")
+    assert status.inner_text() != before and "B = 80" in status.inner_text()
+    page, rows = compare(browser, f"#@entries={LM_HEAD},{FLOORED}&@on={H100}")
+    verdicts = [shown["verdict"] for _, _, shown in rows if "verdict" in shown]
+    said = ", ".join(f"{v}-bound in {verdicts.count(v)}" for v in dict.fromkeys(verdicts))
+    assert page.locator(".kb-compare [role=status]").inner_text() == f"{len(rows)} rows: {said}."
+    assert page.locator(".kb-compare .kb-x-notes").get_attribute("aria-live") == "polite"
+    page.locator(f'.kb-compare input[data-device="{H100}"]').uncheck()
+    assert page.locator(".kb-compare [role=status]").inner_text() == "No device chosen."
+    assert browser.errors == []
+
+
+def test_a_results_box_that_scrolls_is_named_and_scrolls_by_keyboard(browser: Browser) -> None:
+    """A table wider than its box scrolled only with a mouse (axe: scrollable-region-focusable)."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": 520, "height": 900})
+    browser.open(entry_url(DISJOINT), page)
+    box = page.get_by_role("region", name="results on each device")
+    assert box.evaluate("b => b.scrollWidth > b.clientWidth && b.scrollLeft === 0")
+    box.focus()
+    page.keyboard.press("ArrowRight")
+    assert box.evaluate("b => b === document.activeElement && b.scrollLeft > 0")
+    browser.open(f"compare/#@entries={LM_HEAD}", page)
+    assert page.get_by_role("region", name="entries compared").get_attribute("tabindex") == "0"
+    page.close()
+    assert browser.errors == []
+
+
+def _description(control: Any) -> str:
+    """The text of the elements a control's aria-describedby names, as a reader hears it."""
+    described: str = control.evaluate(
+        """c => c.getAttribute('aria-describedby').split(' ')
+            .map(id => document.getElementById(id).textContent.trim()).join('; ')"""
+    )
+    return described
+
+
+def test_a_symbols_controls_are_named_by_its_label_with_its_unit(browser: Browser) -> None:
+    """The visible label "B (sequences)" was tied to no control: the field's name was "B", and
+    on the compare page the bare symbol was all a field said."""
+    page = browser.open(entry_url(LM_HEAD))
+    field = page.get_by_role("spinbutton", name="B (sequences)", exact=True)
+    slider = page.get_by_role("slider", name="B (sequences) slider", exact=True)
+    assert field.get_attribute("data-symbol") == slider.get_attribute("data-symbol") == "B"
+    assert page.get_by_label("B (sequences)", exact=True).get_attribute("type") == "number"
+    assert _description(field) == _description(slider) == "1 to 512 (log scale); batch_size"
+    page, _ = compare(browser, f"#@entries={LM_HEAD}&@on={H100}")
+    field = page.get_by_role("spinbutton", name="B (sequences)", exact=True)
+    assert field.get_attribute("data-symbol") == "B"
+    assert _description(field) == "1 to 512; batch_size"
+    assert browser.errors == []
+
+
 def _at_typical(
     knowledge_base: KnowledgeBase, entry_id: str
 ) -> tuple[Entry, Formulas, dict[str, float]]:
@@ -782,6 +872,20 @@ def test_the_dtype_picker_uses_that_dtypes_dense_peak(
     ).results[0]
     assert math.isclose(float(table(page)[H100]["time"]), expected.time, rel_tol=1e-9)
     assert page.locator(".kb-x-notes li").count() == 0
+
+
+def test_stepping_through_a_picker_by_keyboard_keeps_the_focus_on_it(browser: Browser) -> None:
+    """Each change rebuilt the dtype and chart pickers: the focus fell to the page's body."""
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100}")
+    for picker in ('select[aria-label="dtype"]', 'select[aria-label="chart symbol"]'):
+        select = page.locator(f".kb-explorer {picker}")
+        before = select.input_value()
+        select.focus()
+        page.keyboard.press("ArrowDown")
+        assert select.input_value() != before, picker
+        assert select.evaluate("s => s === document.activeElement"), picker
+    assert "dense bf16 peak" not in page.locator(".kb-x-summary").inner_text()  # it took effect
+    assert browser.errors == []
 
 
 @pytest.mark.parametrize("dtype", ["constructor", "fp99"])

@@ -724,6 +724,33 @@ def test_dark_palette_keeps_the_chart_readable(browser: Browser) -> None:
     page.screenshot(path=str(REPOSITORY / "build" / "site-entry-dark.png"))
 
 
+def _contrast(page: Any, colour: str) -> float:
+    """`colour`'s contrast ratio with the page's background, as WCAG reckons it."""
+    background = page.evaluate(
+        "getComputedStyle(document.querySelector('.md-main')).backgroundColor"
+    )
+    if "rgba(0, 0, 0, 0)" in background:
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    light, dark = sorted([_luminance(colour), _luminance(background)], reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_every_series_colour_stands_out_in_both_palettes(browser: Browser) -> None:
+    """The fifth series' #a0a000 had a contrast of 2.8 with the light background."""
+    page = browser.open(f"entries/{LM_HEAD}/")
+    lines = ".kb-x-svg .kb-ridge line"
+    assert page.locator(lines).count() == 6  # every series colour, on the explorer's chart
+    for scheme in ("slate", "default"):  # ending as the site opens
+        if page.evaluate("document.body.dataset.mdColorScheme") != scheme:
+            page.locator("form[data-md-component=palette] label:visible").click()
+        assert page.evaluate("document.body.dataset.mdColorScheme") == scheme
+        strokes = page.eval_on_selector_all(lines, "ls => ls.map(l => getComputedStyle(l).stroke)")
+        assert len(set(strokes)) == 6
+        low = {s: _contrast(page, s) for s in strokes if _contrast(page, s) < 3}
+        assert low == {}, scheme  # WCAG's 3:1 for graphics
+    assert browser.errors == []
+
+
 def test_hostile_entries_run_nothing_in_the_browser(browser: Browser) -> None:
     for fixture in HOSTILE:
         page = browser.open(f"entries/fixtures/{fixture.stem}/")
@@ -771,6 +798,13 @@ def test_entry_pages_carry_claims_related_both_ways_and_the_explorer(
     assert page_file(built, "compare.md").exists()
 
 
+def test_the_explorers_heading_is_in_the_pages_table_of_contents(built: Path) -> None:
+    """The script wrote the heading, so the table of contents never listed it."""
+    page = parsed(built, f"entries/{LM_HEAD}.md")
+    assert ("h2", {"id": "explore"}) in page.tags
+    assert page.hrefs().count("#explore") == 2  # the table of contents' link and the permalink
+
+
 def test_every_diagnostic_code_has_its_page_from_the_rules_documentation(built: Path) -> None:
     from bottleneck_kb.rules import REGISTRY
 
@@ -802,6 +836,116 @@ def test_a_former_ids_shared_link_keeps_the_explorers_state(browser: Browser) ->
     page.wait_for_url("**/speculative-quantized-drafter-lm-head/#B=100")
 
     assert page.locator('.kb-explorer input[type=number][data-symbol="B"]').input_value() == "100"
+    assert browser.errors == []
+
+
+# A4's width less Chromium's default margins, in CSS pixels, rounded down.
+PAPER_WIDTH = 700
+
+
+def test_printing_keeps_every_column_of_every_table_on_the_paper(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """Wide tables scroll in their boxes on screen; on paper the columns past a box's edge
+    were lost (the index printed 6 of its 16 devices)."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": PAPER_WIDTH, "height": 1000})
+    page.emulate_media(media="print")
+    paths = ["entries/", "devices/", *(f"entries/{e.id}/" for e in knowledge_base.entries)]
+    for path in paths:
+        browser.open(path, page)
+        cells, cut = page.eval_on_selector_all(
+            "th, td",
+            """cells => [cells.length, cells.filter(c => {
+                const box = c.getBoundingClientRect();
+                return box.width > 0 && (box.left < 0 || c.scrollWidth > c.clientWidth + 1 ||
+                    box.right > document.documentElement.clientWidth);
+            }).map(c => c.textContent)]""",
+        )
+        assert cells > 0 and cut == [], path
+    browser.open(f"entries/{LM_HEAD}/", page)
+    assert page.locator(".kb-x-results td").count() > 0  # the explorer's table among them
+    page.close()
+    assert browser.errors == []
+
+
+def test_no_entry_page_scrolls_sideways_on_a_narrow_phone(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """At 320 pixels a formula beside its 9em name, or a workaround's title in its picker,
+    made the whole page wider than the screen."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": 320, "height": 800})
+    for entry in knowledge_base.entries:
+        browser.open(f"entries/{entry.id}/", page)
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), entry.id
+    page.close()
+    assert browser.errors == []
+
+
+def _keyboard_focus_ring(page: Any, selector: str) -> dict[str, str]:
+    """The outline of the first element `selector` finds once the keyboard has moved to it."""
+    control = page.locator(selector).first
+    control.focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")
+    ring: dict[str, str] = control.evaluate(
+        """c => ({focused: String(c === document.activeElement && c.matches(':focus-visible')),
+                 style: getComputedStyle(c).outlineStyle,
+                 width: getComputedStyle(c).outlineWidth})"""
+    )
+    return ring
+
+
+def test_the_explorers_and_compare_pages_controls_show_the_keyboards_focus(
+    browser: Browser,
+) -> None:
+    """The theme takes the outline off inputs: a slider, a field or a box focused by keyboard
+    looked like any other."""
+    ring = {"focused": "true", "style": "solid", "width": "2px"}
+    page = browser.open(f"entries/{LM_HEAD}/")
+    for kind in ("range", "number", "checkbox"):
+        assert _keyboard_focus_ring(page, f".kb-explorer input[type={kind}]") == ring, kind
+    browser.open(f"compare/#@entries={LM_HEAD}")
+    for kind in ("number", "checkbox"):
+        assert _keyboard_focus_ring(page, f".kb-compare input[type={kind}]") == ring, kind
+    assert browser.errors == []
+
+
+def test_the_explorers_table_fields_and_buttons_look_like_the_sites(browser: Browser) -> None:
+    """The theme styles only tables without a class and takes borders off inputs and buttons:
+    the results' numbers ran together, fields read as text and "all" "none" as "allnone"."""
+    page = browser.open(f"entries/{LM_HEAD}/")
+    cell = page.locator(".kb-x-results td.kb-number").first
+    padding, rule = cell.evaluate(
+        """c => [parseFloat(getComputedStyle(c).paddingLeft),
+                 getComputedStyle(c).borderTopStyle]"""
+    )
+    assert padding >= 8 and rule == "solid"
+    for control in (".kb-explorer input[type=number]", ".kb-explorer button"):
+        assert (
+            page.locator(control).first.evaluate("c => getComputedStyle(c).borderStyle") == "solid"
+        ), control
+    every, none = (page.get_by_role("button", name=n, exact=True) for n in ("all", "none"))
+    first, second = every.bounding_box(), none.bounding_box()
+    assert first is not None and second is not None
+    assert second["x"] - (first["x"] + first["width"]) >= 4
+    assert browser.errors == []
+
+
+def test_the_compare_page_lists_one_entry_a_line(browser: Browser) -> None:
+    """The entries flowed inline: each box stood at the end of the title before it."""
+    page = browser.open("compare/")
+    boxes = page.eval_on_selector_all(
+        ".kb-x-entries label",
+        """labels => labels.map(l => [l.getBoundingClientRect().left,
+            l.querySelector('input').getBoundingClientRect().left,
+            l.getBoundingClientRect().top])""",
+    )
+    assert len(boxes) > 2
+    assert len({round(left) for left, _, _ in boxes}) == 1  # every label starts its own line
+    assert all(box >= left for left, box, _ in boxes)  # and its box begins it
+    assert all(a[2] < b[2] for a, b in itertools.pairwise(boxes))
     assert browser.errors == []
 
 

@@ -155,15 +155,19 @@ def explorable(entry: Entry) -> bool:
 
 
 def explorer_block(entry: Entry, asset_url: Callable[[str], str]) -> str:
-    """The explorer on an entry page, as one raw HTML block: a placeholder the script fills
-    (hidden until it runs, so without JavaScript the static table and chart are the page) and
-    the scripts; empty for an entry that is not `explorable`. `asset_url` makes a path below
-    the site's root relative to the page."""
+    """The explorer on an entry page: its heading in Markdown (so that the page's table of
+    contents lists it), then a raw HTML block of a placeholder the script fills (hidden until
+    it runs, so without JavaScript the static table and chart are the page, as a note under
+    the heading says) and the scripts; empty for an entry that is not `explorable`.
+    `asset_url` makes a path below the site's root relative to the page."""
     if not explorable(entry):
         return ""
     return (
+        "## Explore\n\n"
         f'<div class="kb-explorer" data-entry="{html.escape(entry.id)}" hidden></div>'
         + _scripts(asset_url, [entry.id])
+        + "<noscript><p>Exploring the model needs JavaScript; the evaluation above is at the "
+        "typical values.</p></noscript>"
     )
 
 

@@ -220,8 +220,10 @@ def _number_cell(value: float, shown: str) -> str:
 
 
 def _math(mathml: str, label: str) -> str:
+    # Focusable and named: a formula wider than a phone scrolls in its row, by keyboard too.
     return (
-        f'<div class="kb-formula"><span class="kb-formula-name">{label}</span>'
+        f'<div class="kb-formula" tabindex="0" role="group" aria-label="{label} formula">'
+        f'<span class="kb-formula-name">{label}</span>'
         f'<math xmlns="{MATHML}" display="block">{mathml}</math></div>'
     )
 

@@ -406,13 +406,13 @@
     readFragment(data, window.location.hash, this.state, this.notes);
     this.inputs = map();
     this.sweep = null;
+    this.charts = null;
 
-    root.appendChild(el("h2", {}, ["Explore"]));
     root.appendChild(el("p", { "class": "kb-x-help" }, [
       "Move the symbols, pick devices, a dtype or a workaround: the numbers below are " +
       "recomputed in the page from the entry's formulas. The link keeps what you chose."]));
     var controls = el("div", { "class": "kb-x-controls" });
-    data.symbols.forEach(function (s) { controls.appendChild(self.symbolControl(s)); });
+    data.symbols.forEach(function (s, i) { controls.appendChild(self.symbolControl(s, "kb-x-" + i)); });
     root.appendChild(controls);
     root.appendChild(this.deviceControl());
     this.dtypeRow = el("div", { "class": "kb-x-dtype" });
@@ -420,9 +420,10 @@
     if (data.workarounds.length) root.appendChild(this.workaroundControl());
     this.noteList = el("ul", { "class": "kb-x-notes", "aria-live": "polite" });
     root.appendChild(this.noteList);
-    this.summary = el("p", { "class": "kb-x-summary" });
+    // Announced as it is recomputed, without taking the reader from the control they move.
+    this.summary = el("p", { "class": "kb-x-summary", role: "status" });
     root.appendChild(this.summary);
-    this.table = el("div", { "class": "kb-x-table" });
+    this.table = scrollBox("results on each device");
     root.appendChild(this.table);
     this.chart = el("div", { "class": "kb-x-chart" });
     root.appendChild(this.chart);
@@ -432,7 +433,9 @@
     this.update(false);
   }
 
-  Explorer.prototype.symbolControl = function (s) {
+  /* A symbol's slider and field, named by its label (`id` and the ids made from it are the
+     controls'), and described by its range and meaning. */
+  Explorer.prototype.symbolControl = function (s, id) {
     var self = this;
     var label = s.symbol + (s.unit ? " (" + s.unit + ")" : "");
     if (s.range === null) {
@@ -442,32 +445,54 @@
     }
     var initial = has(this.state.values, s.symbol) ? this.state.values[s.symbol] : (s.typical !== null ? s.typical : s.range[0]);
     this.state.values[s.symbol] = initial;
+    var described = id + "-range " + id + "-about";
     var slider = el("input", { type: "range", min: "0", max: String(SLIDER_STEPS), step: "1",
-      "data-symbol": s.symbol, "aria-label": s.symbol + " slider" });
+      "data-symbol": s.symbol, "aria-label": label + " slider", "aria-describedby": described });
     var field = el("input", { type: "number", step: "any", min: String(s.range[0]), max: String(s.range[1]),
-      "data-symbol": s.symbol, "aria-label": s.symbol });
-    slider.value = String(valueToSlider(s, initial));
-    field.value = String(initial);
-    slider.addEventListener("input", function () {
+      "data-symbol": s.symbol, id: id, "aria-describedby": described });
+    // The slider's position (0 to SLIDER_STEPS) means nothing to a reader: it is announced
+    // as the value the field shows, with its unit.
+    function show(x) {
+      field.value = String(x);
+      slider.setAttribute("aria-valuetext", String(x) + (s.unit ? " " + s.unit : ""));
+    }
+    function moved() {
       var x = sliderToValue(s, Number(slider.value));
       self.state.values[s.symbol] = x;
-      field.value = String(x);
+      show(x);
       self.notes = [];
       self.update(true);
+    }
+    slider.value = String(valueToSlider(s, initial));
+    show(initial);
+    slider.addEventListener("input", moved);
+    // An arrow key moves to the next value the slider gives, not to its next position: on a
+    // log scale of whole numbers B went from 1 to 2 in 98 presses.
+    slider.addEventListener("keydown", function (event) {
+      var step = event.key === "ArrowRight" || event.key === "ArrowUp" ? 1 :
+        event.key === "ArrowLeft" || event.key === "ArrowDown" ? -1 : 0;
+      if (!step) return;
+      event.preventDefault();
+      var x = self.state.values[s.symbol];
+      for (var t = valueToSlider(s, x) + step; t >= 0 && t <= SLIDER_STEPS; t += step) {
+        var next = sliderToValue(s, t);
+        if (step > 0 ? next > x : next < x) { slider.value = String(t); moved(); return; }
+      }
     });
     field.addEventListener("change", function () {
       self.notes = [];
       var x = given(s, field.value.trim(), self.notes);
       if (x !== undefined) self.state.values[s.symbol] = x;
-      field.value = String(self.state.values[s.symbol]);
+      show(self.state.values[s.symbol]);
       slider.value = String(valueToSlider(s, self.state.values[s.symbol]));
       self.update(true);
     });
     this.inputs[s.symbol] = { slider: slider, field: field };
     var extent = " " + plain(s.range[0]) + " to " + plain(s.range[1]) + (isLog(s) ? " (log scale)" : "");
     return el("div", { "class": "kb-x-symbol" }, [
-      el("label", { "class": "kb-x-name" }, [label]), slider, field,
-      el("span", { "class": "kb-x-range" }, [extent]), el("span", { "class": "kb-x-about" }, [s.name])]);
+      el("label", { "class": "kb-x-name", "for": id }, [label]), slider, field,
+      el("span", { "class": "kb-x-range", id: id + "-range" }, [extent]),
+      el("span", { "class": "kb-x-about", id: id + "-about" }, [s.name])]);
   };
 
   Explorer.prototype.deviceControl = function () {
@@ -516,10 +541,15 @@
     return el("p", {}, [el("label", {}, ["Workaround: ", select])]);
   };
 
+  /* The picker is rebuilt only when the dtypes offered change (with the devices): a reader
+     stepping through them by keyboard keeps the focus on it. */
   Explorer.prototype.renderDtypes = function () {
     var self = this;
     var data = this.entry.data;
     var options = dtypesOf(data, this.state.devices);
+    var old = this.dtypeRow.querySelector("select");
+    var offered = old && Array.prototype.map.call(old.options, function (o) { return o.value; });
+    if (offered && offered.join(",") === options.join(",")) { old.value = this.state.dtype; return; }
     this.dtypeRow.textContent = "";
     if (options.length < 2) return;
     var select = el("select", { "aria-label": "dtype" });
@@ -530,7 +560,13 @@
     });
     select.addEventListener("change", function () { self.state.dtype = select.value; self.notes = []; self.update(true); });
     this.dtypeRow.appendChild(el("label", {}, ["Dense peak of dtype: ", select]));
+    if (old && old === document.activeElement) select.focus();
   };
+
+  /* A box a wide table scrolls in: focusable, so that a keyboard can scroll it, and named. */
+  function scrollBox(name) {
+    return el("div", { "class": "kb-x-table", tabindex: "0", role: "region", "aria-label": name });
+  }
 
   function cell(quantity, value, shown) {
     return el("td", { "class": "kb-number", "data-quantity": quantity, "data-value": String(value) }, [shown]);
@@ -702,18 +738,23 @@
     var data = this.entry.data;
     var self = this;
     var ranged = data.symbols.filter(function (s) { return s.range !== null && s.range[1] > s.range[0]; });
-    this.chart.textContent = "";
     if (!ranged.length) return;
     if (this.sweep === null) this.sweep = this.widestSweep(ranged);
     var symbol = ranged.filter(function (s) { return s.symbol === self.sweep; })[0];
-    var picker = el("select", { "aria-label": "chart symbol" });
-    ranged.forEach(function (s) {
-      var option = el("option", { value: s.symbol }, [s.symbol]);
-      option.selected = s.symbol === symbol.symbol;
-      picker.appendChild(option);
-    });
-    picker.addEventListener("change", function () { self.sweep = picker.value; self.renderChart(evaluate(data.id, self.state)); });
-    this.chart.appendChild(el("p", {}, [el("label", {}, ["Charts as ", picker, " sweeps its range"])]));
+    // The picker is made once and kept, so a reader stepping through it keeps the focus.
+    if (!this.charts) {
+      var picker = el("select", { "aria-label": "chart symbol" });
+      ranged.forEach(function (s) {
+        var option = el("option", { value: s.symbol }, [s.symbol]);
+        option.selected = s.symbol === symbol.symbol;
+        picker.appendChild(option);
+      });
+      picker.addEventListener("change", function () { self.sweep = picker.value; self.renderChart(evaluate(data.id, self.state)); });
+      this.charts = el("div", { "class": "kb-x-charts" });
+      this.chart.appendChild(el("p", {}, [el("label", {}, ["Charts as ", picker, " sweeps its range"])]));
+      this.chart.appendChild(this.charts);
+    }
+    this.charts.textContent = "";
     var at = evaluation.values[symbol.symbol];
     var good = evaluation.results.filter(function (r) { return r.verdict; });
     // Six ridge lines are as many as the chart can label apart.
@@ -721,10 +762,10 @@
       [{ label: "", points: this.curve(symbol), cls: "kb-curve" }],
       good.slice(0, RIDGE_LINES).map(function (r, i) { return { label: r.name + " ridge", y: r.ridge, cls: "kb-series-" + i }; }), at);
     if (intensity && good.length > RIDGE_LINES) {
-      this.chart.appendChild(el("p", { "class": "kb-x-caption" }, ["The ridge points of the first " + RIDGE_LINES +
+      this.charts.appendChild(el("p", { "class": "kb-x-caption" }, ["The ridge points of the first " + RIDGE_LINES +
         " of the " + good.length + " devices evaluated, in the table's order; choose fewer devices to see the others'."]));
     }
-    if (intensity) this.chart.appendChild(intensity);
+    if (intensity) this.charts.appendChild(intensity);
     if (!good.length) return;
     var device = data.devices.filter(function (d) { return d.id === good[0].device; })[0];
     var lines = data.roofs.map(function (roof, i) { return { label: roof.name, points: [], cls: "kb-series-" + i, roof: roof.name }; });
@@ -738,10 +779,10 @@
     });
     var times = lineChart(symbol, "time", seconds, lines, [], at);
     if (times) {
-      this.chart.appendChild(el("p", { "class": "kb-x-caption" }, ["The time each roof gives on " + device.name +
+      this.charts.appendChild(el("p", { "class": "kb-x-caption" }, ["The time each roof gives on " + device.name +
         ", the first device chosen: the highest is the lower bound, and where lines cross the verdict flips."]));
       times.classList.add("kb-x-times");
-      this.chart.appendChild(times);
+      this.charts.appendChild(times);
     }
   };
 
@@ -823,9 +864,11 @@
     root.appendChild(this.controls);
     this.devices = el("fieldset", { "class": "kb-x-devices" }, [el("legend", {}, ["Devices"])]);
     root.appendChild(this.devices);
-    this.noteList = el("ul", { "class": "kb-x-notes" });
+    this.noteList = el("ul", { "class": "kb-x-notes", "aria-live": "polite" });
     root.appendChild(this.noteList);
-    this.table = el("div", { "class": "kb-x-table" });
+    this.summary = el("p", { "class": "kb-x-summary", role: "status" });
+    root.appendChild(this.summary);
+    this.table = scrollBox("entries compared");
     root.appendChild(this.table);
     root.hidden = false;
     this.choose();
@@ -936,12 +979,14 @@
     this.asked = [];
     this.state.values = values;
     this.controls.textContent = "";
-    shared.forEach(function (name) {
+    shared.forEach(function (name, i) {
       var s = symbols[name];
+      var id = "kb-c-" + i;
       // The reader's value kept from before a change of entries, else the typical one.
       var start = has(before, name) ? before[name] : s.typical !== null ? s.typical : s.range[0];
       if (!has(values, name)) values[name] = clamp(s, used(start), self.notes);
-      var field = el("input", { type: "number", step: "any", "data-symbol": name, "aria-label": name });
+      var field = el("input", { type: "number", step: "any", "data-symbol": name, id: id,
+        "aria-describedby": id + "-range " + id + "-about" });
       field.value = String(self.state.values[name]);
       field.addEventListener("change", function () {
         self.notes = [];
@@ -950,8 +995,10 @@
         field.value = String(self.state.values[name]);
         self.render();
       });
-      self.controls.appendChild(el("div", { "class": "kb-x-symbol" }, [el("label", {}, [name + " "]), field,
-        el("span", { "class": "kb-x-range" }, [" " + plain(s.range[0]) + " to " + plain(s.range[1])])]));
+      self.controls.appendChild(el("div", { "class": "kb-x-symbol" }, [
+        el("label", { "class": "kb-x-name", "for": id }, [name + (s.unit ? " (" + s.unit + ")" : "")]), field,
+        el("span", { "class": "kb-x-range", id: id + "-range" }, [" " + plain(s.range[0]) + " to " + plain(s.range[1])]),
+        el("span", { "class": "kb-x-about", id: id + "-about" }, [s.name])]));
     });
     this.devices.textContent = "";
     this.devices.appendChild(el("legend", {}, ["Devices"]));
@@ -975,6 +1022,7 @@
     Object.keys(this.state.values).sort().forEach(function (k) { parts.push(encodeURIComponent(k) + "=" + self.state.values[k]); });
     history.replaceState(null, "", window.location.pathname + "#" + parts.join("&"));
     var body = el("tbody");
+    var verdicts = map();
     this.state.entries.forEach(function (id) {
       var entry = registry[id];
       if (!entry) return;
@@ -987,6 +1035,7 @@
       evaluation.results.forEach(function (r) {
         var row = el("tr", { "data-entry": id, "data-device": r.device }, [el("td", {}, [entry.data.title]), el("td", {}, [r.name])]);
         if (r.verdict) {
+          verdicts[r.verdict] = (verdicts[r.verdict] || 0) + 1;
           row.appendChild(el("td", { "class": "kb-verdict kb-" + r.verdict, "data-quantity": "verdict", "data-value": r.verdict }, [r.verdict]));
           row.appendChild(cell("time", r.time, seconds(r.time)));
         } else {
@@ -1001,7 +1050,18 @@
       el("thead", {}, [el("tr", {}, ["entry", "device", "bound by", "lower bound"].map(function (h) { return el("th", {}, [h]); }))]), body]));
     this.noteList.textContent = "";
     this.conflicts.concat(this.notes).forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
+    this.summary.textContent = summary(body.querySelectorAll("tr").length, verdicts, this.state.entries.length);
   };
+
+  /* The compare page's results in a sentence, for the reader who cannot see the table change. */
+  function summary(rows, verdicts, entries) {
+    if (!entries) return "No entry chosen.";
+    if (!rows) return "No device chosen.";
+    var bound = Object.keys(verdicts).map(function (v) { return v + "-bound in " + verdicts[v]; });
+    var counted = Object.keys(verdicts).reduce(function (n, v) { return n + verdicts[v]; }, 0);
+    if (counted < rows) bound.push("not evaluated in " + (rows - counted));
+    return rows + (rows === 1 ? " row" : " rows") + ": " + bound.join(", ") + ".";
+  }
 
   function start() {
     Array.prototype.forEach.call(document.querySelectorAll(".kb-explorer[data-entry]"), function (root) {
