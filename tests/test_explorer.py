@@ -404,7 +404,9 @@ def test_a_results_box_that_scrolls_is_named_and_scrolls_by_keyboard(browser: Br
     assert box.evaluate("b => b.scrollWidth > b.clientWidth && b.scrollLeft === 0")
     box.focus()
     page.keyboard.press("ArrowRight")
-    assert box.evaluate("b => b === document.activeElement && b.scrollLeft > 0")
+    # The browser may scroll smoothly: the box moves over a few frames, not at once.
+    page.wait_for_function("b => b.scrollLeft > 0", arg=box.element_handle(), timeout=5000)
+    assert box.evaluate("b => b === document.activeElement")
     browser.open(f"compare/#@entries={LM_HEAD}", page)
     assert page.get_by_role("region", name="entries compared").get_attribute("tabindex") == "0"
     page.close()
