@@ -468,6 +468,54 @@ def test_named_paths_are_read_as_kb_check_reads_them(kb: Path, tmp_path: Path) -
     )
     for untouched in (outside, config, other_ending, hidden):
         assert untouched.read_text(encoding="utf-8") == MESSY
+    # A folder outside entries/ and hardware/ (the test fixtures) is not formatted either.
+    (kb / "tests").mkdir()
+    (kb / "tests" / "fixture.yaml").write_text(MESSY, encoding="utf-8")
+    fixtures = run("fmt", "--root", str(kb), "--check", str(kb / "tests"))
+    assert (fixtures.exit_code, fixtures.stdout) == (1, "")
+    assert fixtures.stderr == (
+        "tests:1:1: KB019 is not read: kb reads the files in entries/ or hardware/\n"
+    )
+
+
+def test_a_file_fmt_cannot_replace_whole_is_left_as_it_is(kb: Path) -> None:
+    """Replaced by a rename, a hard-linked file parted from its other names, and a file
+    its owner made read-only was rewritten anyway (kb ran as root)."""
+    folder = kb / "entries" / "fixtures"
+    linked, read_only = folder / "linked.yaml", folder / "read-only.yaml"
+    for path in (linked, read_only):
+        path.write_text(MESSY.replace("x/a", f"fixtures/{path.stem}"), encoding="utf-8")
+    os.link(linked, kb / "elsewhere.yaml")
+    read_only.chmod(0o444)
+
+    result = run("fmt", "--root", str(kb), str(linked), str(read_only))
+
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "entries/fixtures/linked.yaml: left as it was: has 1 other hard link(s), which would "
+        "keep the old text\nentries/fixtures/read-only.yaml: left as it was: is read-only\n"
+    )
+    assert (kb / "elsewhere.yaml").read_text(encoding="utf-8") == linked.read_text("utf-8")
+    assert read_only.read_text(encoding="utf-8") != CANONICAL
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may give a file to another owner")
+def test_kb_fmt_keeps_the_owner(kb: Path) -> None:
+    entry = kb / "entries" / "fixtures" / "owned.yaml"
+    entry.write_text(MESSY.replace("x/a", "fixtures/owned"), encoding="utf-8")
+    os.chown(entry, 1234, 5678)
+    assert run("fmt", "--root", str(kb), str(entry)).exit_code == 0
+    assert (entry.stat().st_uid, entry.stat().st_gid) == (1234, 5678)
+
+
+def test_a_link_is_not_rewritten_and_not_refused(kb: Path) -> None:
+    """kb check reads through a link inside the repository; kb fmt failed on it every run."""
+    folder = kb / "entries" / "fixtures"
+    (folder / "linked.yaml").symlink_to("minimal.yaml")
+    for args in (["--check"], []):
+        result = run("fmt", "--root", str(kb), *args, str(folder / "linked.yaml"))
+        assert (result.exit_code, result.output) == (0, "")
+    assert (folder / "linked.yaml").is_symlink()
 
 
 def test_kb_fmt_writes_the_canonical_form_and_keeps_the_mode(kb: Path) -> None:

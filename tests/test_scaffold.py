@@ -255,6 +255,30 @@ def test_kb_new_with_a_root_starts_a_knowledge_base(
     assert f"Invalid value for --root: {tmp_path / 'nowhere'} is not a folder" in missing.output
 
 
+def test_kb_new_says_what_stands_in_its_way(repository: Path) -> None:
+    """A file where a folder must be gave `kb: File exists` (exit 2); an id past the length
+    limit was told the id's pattern."""
+    namespace = schemas.open_namespaces()[0]
+    folder = repository / "entries" / namespace
+    if folder.exists():
+        folder.rename(repository / "aside")
+    folder.write_text("not a folder\n", encoding="utf-8")
+    blocked = run("new", f"{namespace}/x", "--root", str(repository))
+    assert (blocked.exit_code, blocked.output) == (
+        1,
+        f"Error: entries/{namespace} is a file, where kb new makes a folder\n"
+        "    hint: move it aside, or choose another id\n",
+    )
+    longest = schemas.schema(schemas.ENTRY)["properties"]["id"]["maxLength"]
+    long_id = "gemm/" + "x" * longest
+    too_long = run("new", long_id, "--root", str(repository))
+    assert (too_long.exit_code, too_long.output) == (
+        1,
+        f"Error: '{long_id}' is not a valid entry id\n"
+        f"    hint: an id is at most {longest} characters\n",
+    )
+
+
 def test_a_reserved_namespace_is_refused(repository: Path) -> None:
     """CONTRIBUTING reserves fixtures/ for kb's tests; kb new offered it and wrote the file."""
     result = run("new", "fixtures/x", "--root", str(repository))

@@ -51,7 +51,7 @@ from .atomic import written_beside
 from .diagnostics import INTERNAL, Diagnostic, error, sorted_diagnostics
 from .kb import ENTRIES, HARDWARE, display_path, guarded, named_files
 from .parallel import map_items
-from .source import MAX_FILE_BYTES, NOT_A_FILE, SYNTAX, load, read_file
+from .source import MAX_FILE_BYTES, SYNTAX, load, read_file
 from .source.characters import INVISIBLE
 from .source.positions import line_col
 from .source.scalars import LEADING_ZERO, OCTAL, YAML11_FLOAT, portable_number
@@ -148,9 +148,9 @@ def format_file(path: Path, root: Path) -> tuple[Formatted | None, list[Diagnost
     """The canonical form of one file, or the located reason it is refused."""
     display = display_path(path, root)
     if path.is_symlink():
-        return None, [
-            error(NOT_A_FILE, display, 1, 1, "is a symlink; kb fmt formats the file it names")
-        ]
+        # What kb check reads through the link is formatted where it is kept (an entry of its
+        # own, or a file kb does not format); a link is never rewritten into a file.
+        return None, []
     raw, problems = read_file(path, display, root)
     if raw is None:
         return None, problems
@@ -304,6 +304,11 @@ class ChangedMeanwhile(OSError):
     """The file is no longer what kb fmt read: someone saved it while kb fmt ran."""
 
 
+class KeptAsItIs(OSError):
+    """The file is not replaced: a new file in its place would not be the same file to its
+    other names, or to an owner who made it read-only."""
+
+
 def write_atomic(path: Path, text: str, read: str | None = None) -> None:
     """Replace the file at `path` with `text`, all or nothing: a temporary file in the same
     folder, flushed to disk, then renamed over it, with the file's mode kept. An interrupted
@@ -313,10 +318,22 @@ def write_atomic(path: Path, text: str, read: str | None = None) -> None:
     ChangedMeanwhile is raised: an edit saved while kb fmt ran is not overwritten. The last
     look is taken right before the rename, so only an edit in that instant could be lost.
     """
-    mode = stat.S_IMODE(os.stat(path).st_mode)
+    status = os.stat(path)
+    mode = stat.S_IMODE(status.st_mode)
+    # A rename makes a new file: the other names of a hard-linked file would keep the old
+    # text, and a file its owner made read-only would be rewritten (root may write anyway).
+    if status.st_nlink > 1:
+        raise KeptAsItIs(
+            f"has {status.st_nlink - 1} other hard link(s), which would keep the old text"
+        )
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise KeptAsItIs("is read-only")
     temporary = written_beside(path, text)
     try:
         os.chmod(temporary, mode)
+        if (status.st_uid, status.st_gid) != (os.geteuid(), os.getegid()):
+            with contextlib.suppress(PermissionError):  # only root may give a file away
+                os.chown(temporary, status.st_uid, status.st_gid)
         if read is not None and path.read_bytes() != read.encode("utf-8"):
             raise ChangedMeanwhile("changed after kb fmt read it; run kb fmt again")
         os.replace(temporary, path)

@@ -393,6 +393,10 @@ def named_files(
         if path.is_dir() and not path.is_symlink():
             if str(real) == top:  # the whole repository
                 chosen += every()
+            elif not any(real.is_relative_to(Path(top, folder)) for folder in folders):
+                # tests/, docs/: no file there is read as an entry or a device.
+                message = _outside_folders(folders)
+                diagnostics.append(error(NOT_READ, display_path(path, root), 1, 1, message))
             else:
                 chosen += _walk(root, path, real.is_relative_to(hardware), diagnostics, root)
         elif (unread := _named_file_unread(root, path, folders)) is not None:
@@ -403,6 +407,10 @@ def named_files(
     for path in chosen:  # a link is a file of its own: spellings are merged, links are not
         once.setdefault(os.path.abspath(path), path)
     return list(once.values())
+
+
+def _outside_folders(folders: tuple[str, ...]) -> str:
+    return f"is not read: kb reads the files in {' or '.join(f'{f}/' for f in folders)}"
 
 
 def _named_file_unread(root: Path, path: Path, folders: tuple[str, ...]) -> Diagnostic | None:
@@ -419,8 +427,7 @@ def _named_file_unread(root: Path, path: Path, folders: tuple[str, ...]) -> Diag
             why = _not_read(where.name, hidden, folder == HARDWARE and len(parts) > 1)
             break
     else:
-        places = " or ".join(f"{folder}/" for folder in folders)
-        why = f"is not read: kb reads the files in {places}", None
+        why = _outside_folders(folders), None
     if why is None:
         return None
     message, hint = why

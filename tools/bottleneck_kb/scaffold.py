@@ -57,9 +57,13 @@ def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> P
     """Write the skeleton of a new `kind` file with id `identifier` below `root` and return its
     path. `given` holds values of top-level fields with a fixed vocabulary (class, bound_by)."""
     if not schemas.is_id(kind, identifier):
+        id_schema = schemas.schema(kind)["properties"]["id"]
+        longest = id_schema.get("maxLength", len(identifier))
         raise ScaffoldError(
             f"'{identifier}' is not a valid {kind} id",
-            schemas.schema(kind)["properties"]["id"].get("description"),
+            f"an id is at most {longest} characters"
+            if len(identifier) > longest
+            else id_schema.get("description"),
         )
     unknown = schemas.unknown_namespace(identifier) if kind == schemas.ENTRY else None
     if unknown is not None:
@@ -88,8 +92,17 @@ def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> P
         )
     relative = f"{FOLDERS[kind]}/{identifier}{SUFFIX}"
     text = skeleton(kind, {"id": identifier, **given}, schemas.schema_line(root, relative, kind))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _create(path, text)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _create(path, text)
+    except (FileExistsError, NotADirectoryError):  # a file where a folder must be
+        blocking = next((p for p in path.parents if p.is_file()), path.parent)
+        raise ScaffoldError(
+            f"{display_path(blocking, root)} is a file, where kb new makes a folder",
+            "move it aside, or choose another id",
+        ) from None
+    except OSError as exc:  # said of the file asked for, not of the temporary one beside it
+        raise ScaffoldError(f"cannot write {display}: {exc.strerror or exc}") from None
     return path
 
 
