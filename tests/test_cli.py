@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from bottleneck_kb import rules
+from bottleneck_kb import rules, schemas
 from bottleneck_kb.check import check as check_of
 from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic, Severity
@@ -345,6 +345,34 @@ def test_an_empty_catalog_is_said_to_be_empty(tmp_path: Path) -> None:
     checked = run("check", "--root", str(tmp_path))
     assert checked.output.splitlines()[-1] == (
         "All clear: checked 1 entry against 0 devices (no claim was evaluated)."
+    )
+
+
+def test_kb_schema_prints_what_a_knowledge_base_publishes_for_editors(kb_root: Path) -> None:
+    """A copy of schema/ left behind by an upgrade of kb is said (KB020), and `kb schema`
+    writes the current one."""
+    published = kb_root / "schema"
+    published.mkdir()
+    for kind in ("entry", "hardware"):
+        shipped = run("schema", kind)
+        assert shipped.exit_code == 0
+        assert shipped.stdout == schemas.schema_text(kind)
+        (published / f"{kind}.schema.json").write_text(shipped.stdout, encoding="utf-8")
+    assert run("check", "--root", str(kb_root), "--strict", "--select", "KB020").exit_code == 0
+    older = json.loads(schemas.schema_text("entry"))
+    older["properties"]["class"]["enum"].remove("decode_gemm")
+    (published / "entry.schema.json").write_text(json.dumps(older), encoding="utf-8")
+    stale = run("check", "--root", str(kb_root), "--strict", "--select", "KB020")
+    assert stale.exit_code == 1
+    assert stale.output.splitlines()[:2] == [
+        "schema/entry.schema.json:1:1: KB020 warning: is not the entry schema this kb checks "
+        "with: editors offer what kb check refuses",
+        "    hint: write it again: kb schema entry > schema/entry.schema.json",
+    ]
+    unknown = run("schema", "export")
+    assert (unknown.exit_code, unknown.stderr.splitlines()[-1]) == (
+        2,
+        "Error: Invalid value for KIND: 'export' is not entry or hardware",
     )
 
 

@@ -323,7 +323,7 @@ def _check(
             summaries.append(summary)
     # Knowledge-base checks get every entry's id, checked this run or not, for related links.
     diagnostics += _knowledge_base_findings(
-        summaries, devices, entry_ids(every_entry, root), select
+        summaries, devices, entry_ids(every_entry, root), select, schemas.stale(root, published)
     )
     if select is not None:
         # A selected rule that runs on what was read never ran on a file that could not be
@@ -361,7 +361,8 @@ def check_read(kb: KnowledgeBase) -> CheckResult:
         summaries = [summarize(entry) for entry in kb.entries]
         files = discover(kb.root, ENTRIES)  # a walk of the folders: no file is read again
         ids = entry_ids(files, kb.root)
-        diagnostics += _knowledge_base_findings(summaries, catalog.devices, ids, None)
+        stale = schemas.stale(kb.root, published)
+        diagnostics += _knowledge_base_findings(summaries, catalog.devices, ids, None, stale)
         return CheckResult(sorted_diagnostics(diagnostics), len(files), len(catalog.devices))
 
 
@@ -426,9 +427,13 @@ def _device_findings(
 
 
 def _knowledge_base_findings(
-    summaries: list[Summary], devices: dict[str, Device], ids: frozenset[str], select: Selection
+    summaries: list[Summary],
+    devices: dict[str, Device],
+    ids: frozenset[str],
+    select: Selection,
+    stale_schemas: frozenset[str],
 ) -> list[Diagnostic]:
-    context = Context(devices, entry_ids=ids)
+    context = Context(devices, entry_ids=ids, stale_schemas=stale_schemas)
     return [
         d for rule in rules_for(Scope.KNOWLEDGE_BASE, select) for d in rule.run(summaries, context)
     ]

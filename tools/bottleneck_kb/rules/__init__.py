@@ -240,6 +240,9 @@ class Context:
     #: The kinds whose schemas the knowledge base publishes in its schema/ folder
     #: (schemas.published), looked up once a run rather than once a file.
     published: frozenset[str] = frozenset()
+    #: For knowledge-base checks: the kinds whose published schema is not the one kb checks
+    #: with (schemas.stale).
+    stale_schemas: frozenset[str] = frozenset()
 
 
 def _import_all() -> None:

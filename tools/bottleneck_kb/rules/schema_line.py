@@ -11,12 +11,14 @@ from collections.abc import Iterable, Iterator
 
 from ..diagnostics import Diagnostic, Severity
 from ..model import Device, Entry
-from ..schemas import ENTRY, HARDWARE, line_to_schema
+from ..schemas import ENTRY, HARDWARE, line_to_schema, published_path
 from ..source import Document
 from . import Context, Scope, rule
+from .identity import Summary
 
 ENTRY_SCHEMA_LINE = "KB016"
 DEVICE_SCHEMA_LINE = "KB018"
+STALE_SCHEMA = "KB020"
 
 
 def _report(code: str, document: Document, kind: str, context: Context) -> Iterator[Diagnostic]:
@@ -97,3 +99,43 @@ def device_schema_line(device: Device, context: Context) -> Iterable[Diagnostic]
     (No `schema/` folder: no line is asked for.)
     """
     return _report(DEVICE_SCHEMA_LINE, device.source, HARDWARE, context)
+
+
+@rule(STALE_SCHEMA, "published-schema-current", Scope.KNOWLEDGE_BASE, Severity.WARNING)
+def published_schema_current(_: list[Summary], context: Context) -> Iterable[Diagnostic]:
+    """The schemas a knowledge base publishes for editors are the ones kb checks with.
+
+    ## What it checks
+    That each schema in `schema/` holds the same JSON as the schema the installed `kb` ships
+    and checks with.
+    ## Why it matters
+    Editors complete, explain and underline what is typed by the schemas in `schema/`. A copy
+    from another version of `kb` (another repository that copied them once, then upgraded
+    `kb`) offers keys and values that `kb check` refuses, and misses those it added.
+    ## How to fix
+    Write the schema again from the installed `kb`:
+    `kb schema entry > schema/entry.schema.json`, and
+    `kb schema hardware > schema/hardware.schema.json`.
+    ## Fails
+    ```yaml
+    # file: schema/entry.schema.json
+    title: An entry schema from another version of kb
+    ---
+    title: A minimal valid entry
+    ```
+    ## Passes
+    ```yaml
+    title: A minimal valid entry
+    ```
+    (No `schema/` folder: nothing to compare.)
+    """
+    for kind in sorted(context.stale_schemas):
+        yield Diagnostic(
+            STALE_SCHEMA,
+            Severity.WARNING,
+            published_path(kind),
+            1,
+            1,
+            f"is not the {kind} schema this kb checks with: editors offer what kb check refuses",
+            f"write it again: kb schema {kind} > {published_path(kind)}",
+        )

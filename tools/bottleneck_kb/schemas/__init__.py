@@ -47,9 +47,14 @@ def schema(kind: str) -> dict[str, Any]:
     """The schema of `kind`, read from the package's data: an installed `kb` (a wheel, a
     pre-commit environment) carries its schemas and works in any folder. The repository's
     `schema/` is the published copy, held equal to these by a test."""
-    text = resources.files(__package__).joinpath(f"{kind}.schema.json").read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: dict[str, Any] = json.loads(schema_text(kind))
     return loaded
+
+
+def schema_text(kind: str) -> str:
+    """The schema of `kind` as the package ships it, byte for byte: what `kb schema` prints,
+    for a knowledge base to publish in its schema/ folder."""
+    return resources.files(__package__).joinpath(f"{kind}.schema.json").read_text("utf-8")
 
 
 def schema_line(root: Path, relative_path: str, kind: str) -> str | None:
@@ -65,9 +70,27 @@ def schema_line(root: Path, relative_path: str, kind: str) -> str | None:
 
 def published(root: Path) -> frozenset[str]:
     """The kinds whose schema the knowledge base at `root` publishes in its schema/ folder."""
-    return frozenset(
-        k for k in (ENTRY, HARDWARE) if (root / "schema" / f"{k}.schema.json").is_file()
-    )
+    return frozenset(k for k in (ENTRY, HARDWARE) if (root / published_path(k)).is_file())
+
+
+def published_path(kind: str) -> str:
+    """Where a knowledge base publishes `kind`'s schema for editors, from its root."""
+    return f"schema/{kind}.schema.json"
+
+
+def stale(root: Path, kinds: frozenset[str]) -> frozenset[str]:
+    """The `kinds` whose published schema at `root` is not the schema kb checks with: another
+    JSON document, or none that reads (a copy from another version of kb, edited by hand)."""
+    found = set()
+    for kind in kinds:
+        try:
+            text = (root / published_path(kind)).read_text(encoding="utf-8")
+            same = json.loads(text) == schema(kind)
+        except (OSError, ValueError):  # unreadable, not UTF-8, not JSON: not the schema
+            same = False
+        if not same:
+            found.add(kind)
+    return frozenset(found)
 
 
 def line_to_schema(relative_path: str, kind: str) -> str:
