@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -362,7 +363,7 @@ def eval_command(
     they can be worked out, with the errors), 2 a bad request.
     """
     from .check import check_read, checked_catalog
-    from .diagnostics import Severity, located_line
+    from .diagnostics import Severity, located_line, one_line
     from .evaluation import evaluate_entry
     from .kb import KnowledgeBase, entry_file
     from .report import render
@@ -395,9 +396,9 @@ def eval_command(
         for d in refused:
             click.echo(located_line(d), err=True)
         errors = f"{len(refused)} error{'s' if len(refused) > 1 else ''}"
-        again = " ".join(["kb check", refused[0].path, *_catalog_args(catalog)])
+        again = shlex.join(["kb", "check", refused[0].path, *_catalog_args(catalog)])
         said = f"kb check refuses {entry_id}: {errors}, above ({again} gives hints)"
-        click.echo(said, err=True)
+        click.echo(one_line(said), err=True)
         sys.exit(1)
 
 
