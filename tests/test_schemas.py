@@ -227,7 +227,8 @@ def test_a_number_the_schema_accepts_is_still_told_to_be_portable(tmp_path: Path
                 "KB104",
                 "id must be a string, not a number (5)",
                 "An id is namespace/slug: lower-case letters and digits in words joined by "
-                "hyphens, one '/', e.g. gemm/decode-weight-stream.",
+                "hyphens, one '/', e.g. gemm/decode-weight-stream; not a name Windows reserves "
+                "for devices (con, prn, aux, nul, com1 to com9, lpt1 to lpt9).",
             ),
         ),
         # Free text: quoting makes text of anything.
@@ -294,3 +295,17 @@ def test_a_key_required_by_a_then_or_else_part_is_described() -> None:
             "rather than restating it.",
         ),
     ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [(kind, name) for kind in ("entry", "hardware") for name in ("con", "aux", "com1", "lpt9")],
+)
+def test_an_id_is_no_file_name_windows_reserves(kind: str, name: str) -> None:
+    """A file entries/gemm/con.yaml cannot be checked out on Windows: the whole repository
+    then fails to clone there. Names that only start like one are ids."""
+    prefix = "gemm/" if kind == "entry" else ""
+    assert not schemas.is_id(kind, f"{prefix}{name}")
+    assert schemas.is_id(kind, f"{prefix}{name}x")
+    assert schemas.is_id(kind, f"{prefix}{name}-loss")
+    assert schemas.is_id(kind, f"{prefix}com10")
