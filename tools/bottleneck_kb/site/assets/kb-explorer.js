@@ -568,6 +568,17 @@
     return el("div", { "class": "kb-x-table", tabindex: "0", role: "region", "aria-label": name });
   }
 
+  /* The results table in its box, named as the box is: a reader moving from table to table
+     hears which one it is. */
+  function fill(box, header, body) {
+    box.textContent = "";
+    box.appendChild(el("table", { "class": "kb-x-results", "aria-label": box.getAttribute("aria-label") }, [
+      el("thead", {}, [el("tr", {}, header.map(function (h) { return el("th", { scope: "col" }, [h]); }))]), body]));
+  }
+
+  /* A cell that names its row: a screen reader says it as the reader moves along the row. */
+  function rowHeader(name) { return el("th", { scope: "row" }, [name]); }
+
   function cell(quantity, value, shown) {
     return el("td", { "class": "kb-number", "data-quantity": quantity, "data-value": String(value) }, [shown]);
   }
@@ -604,7 +615,7 @@
     }
     evaluation.results.forEach(function (r) {
       var row = el("tr", { "data-device": r.device });
-      row.appendChild(el("td", {}, [r.name]));
+      row.appendChild(rowHeader(r.name));
       if (r.error || r.skipped) {
         var why = r.error ? "undefined here: " + r.error : "skipped: " + r.skipped;
         row.appendChild(el("td", { colspan: String(header.length - 1), "class": "kb-x-undefined",
@@ -631,10 +642,7 @@
       }
       body.appendChild(row);
     });
-    var table = el("table", { "class": "kb-x-results" }, [
-      el("thead", {}, [el("tr", {}, header.map(function (h) { return el("th", {}, [h]); }))]), body]);
-    this.table.textContent = "";
-    this.table.appendChild(table);
+    fill(this.table, header, body);
     var shown = Object.keys(evaluation.values).sort().map(function (k) { return k + " = " + used(evaluation.values[k]); });
     var good = evaluation.results.filter(function (r) { return r.verdict; });
     var verdicts = {};
@@ -1033,7 +1041,7 @@
       });
       var evaluation = evaluate(id, { values: values, devices: self.state.devices || [], dtype: entry.data.dtype, workaround: null });
       evaluation.results.forEach(function (r) {
-        var row = el("tr", { "data-entry": id, "data-device": r.device }, [el("td", {}, [entry.data.title]), el("td", {}, [r.name])]);
+        var row = el("tr", { "data-entry": id, "data-device": r.device }, [rowHeader(entry.data.title), rowHeader(r.name)]);
         if (r.verdict) {
           verdicts[r.verdict] = (verdicts[r.verdict] || 0) + 1;
           row.appendChild(el("td", { "class": "kb-verdict kb-" + r.verdict, "data-quantity": "verdict", "data-value": r.verdict }, [r.verdict]));
@@ -1045,9 +1053,7 @@
         body.appendChild(row);
       });
     });
-    this.table.textContent = "";
-    this.table.appendChild(el("table", { "class": "kb-x-results" }, [
-      el("thead", {}, [el("tr", {}, ["entry", "device", "bound by", "lower bound"].map(function (h) { return el("th", {}, [h]); }))]), body]));
+    fill(this.table, ["entry", "device", "bound by", "lower bound"], body);
     this.noteList.textContent = "";
     this.conflicts.concat(this.notes).forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
     this.summary.textContent = summary(body.querySelectorAll("tr").length, verdicts, this.state.entries.length);
