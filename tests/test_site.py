@@ -951,6 +951,62 @@ def test_no_entry_page_scrolls_sideways_on_a_narrow_phone(
     assert browser.errors == []
 
 
+#: The least height of a chart's text on screen, in CSS pixels: the static charts' on a desktop.
+READABLE_CHART_TEXT = 9
+
+# Each chart's text height on screen: its font size times the scale its viewBox is drawn at.
+_CHART_TEXT = """ss => ss.map(s => s.getScreenCTM().a
+    * parseFloat(getComputedStyle(s.querySelector('text')).fontSize))"""
+
+
+# How many charts their least width widens, or scroll in their box.
+_WIDENED = """ss => ss.filter(s => {
+    const width = s.getBoundingClientRect().width;
+    s.style.minWidth = '0';
+    const free = s.getBoundingClientRect().width;
+    s.style.minWidth = '';
+    return width !== free || s.parentElement.scrollWidth > s.parentElement.clientWidth;
+}).length"""
+
+
+def test_charts_keep_their_text_readable_on_a_phone_in_a_box_that_scrolls_by_keyboard(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """Charts were drawn at the column's width: on a 375-pixel phone their 12px text was 6.4
+    pixels high. A chart keeps a least width and scrolls in its own box instead, which the
+    keyboard reaches; on a desktop the charts are as they were, and nothing scrolls."""
+    device = knowledge_base.catalog.devices["nvidia-h100-sxm"]
+    paths = [f"entries/{e.id}/" for e in knowledge_base.entries] + [f"devices/{device.id}/"]
+    page = browser.new_page()
+    page.set_viewport_size({"width": 375, "height": 800})
+    for path in paths:
+        browser.open(path, page)
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), path
+        sizes = page.eval_on_selector_all("svg.kb-chart", _CHART_TEXT)
+        assert all(size >= READABLE_CHART_TEXT for size in sizes), (path, sizes)
+        boxes = page.eval_on_selector_all(
+            "svg.kb-chart",
+            "ss => ss.map(s => "
+            "s.parentElement.matches('[tabindex=\"0\"][role=group][aria-label]'))",
+        )
+        assert all(boxes), path
+    box = page.get_by_role("group", name=f"Roofline of {device.name} chart", exact=True)
+    assert box.evaluate("b => b.scrollWidth > b.clientWidth && b.scrollLeft === 0")
+    box.focus()
+    page.keyboard.press("ArrowRight")
+    assert box.evaluate("b => b === document.activeElement && b.scrollLeft > 0")
+    browser.open(f"entries/{LM_HEAD}/", page)
+    for name in ("Arithmetic intensity against B", "intensity (FLOP/B) against B"):
+        box = page.get_by_role("group", name=f"{name} chart", exact=True)
+        assert box.locator("svg.kb-chart").count() == 1, name
+    page.set_viewport_size({"width": 1280, "height": 800})
+    for path in (f"entries/{LM_HEAD}/", f"devices/{device.id}/"):
+        browser.open(path, page)
+        assert page.eval_on_selector_all("svg.kb-chart", _WIDENED) == 0, path
+    page.close()
+    assert browser.errors == []
+
+
 def _keyboard_focus_ring(page: Any, selector: str) -> dict[str, str]:
     """The outline of the first element `selector` finds once the keyboard has moved to it."""
     control = page.locator(selector).first

@@ -656,7 +656,9 @@
   };
 
   /* A line chart over one symbol's range: `lines` (label, points, class), horizontal `levels`
-     (label, y, class), the reader's value `at` marked; log axes where values span decades. */
+     (label, y, class), the reader's value `at` marked; log axes where values span decades.
+     It comes in its box, as the static charts do: where the column is narrower than the
+     chart's least width it scrolls there, by keyboard too. */
   function lineChart(symbol, ylabel, format, lines, levels, at) {
     var ys = [];
     lines.forEach(function (l) { l.points.forEach(function (p) { ys.push(p[1]); }); });
@@ -674,8 +676,9 @@
     function fy(y) {
       return H - bottom - fraction(y, ymin, ymax, ylog) * (H - top - bottom);
     }
+    var name = ylabel + " against " + symbol.symbol;
     var chart = svg("svg", { "class": "kb-chart kb-x-svg", viewBox: "0 0 " + W + " " + H, role: "img",
-      "aria-label": ylabel + " against " + symbol.symbol });
+      "aria-label": name });
     chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: H - bottom, x2: W - right, y2: H - bottom }));
     chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: top, x2: left, y2: H - bottom }));
     [[lo, "start"], [hi, "end"]].forEach(function (p) {
@@ -736,7 +739,7 @@
     if (at !== undefined) {
       chart.appendChild(svg("line", { "class": "kb-x-now", x1: fx(at), x2: fx(at), y1: top, y2: H - bottom }));
     }
-    return chart;
+    return el("div", { "class": "kb-chart-box", tabindex: "0", role: "group", "aria-label": name + " chart" }, [chart]);
   }
 
   /* Intensity as one symbol sweeps its range (the others at the reader's values), against each
