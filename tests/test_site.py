@@ -994,7 +994,9 @@ def test_charts_keep_their_text_readable_on_a_phone_in_a_box_that_scrolls_by_key
     assert box.evaluate("b => b.scrollWidth > b.clientWidth && b.scrollLeft === 0")
     box.focus()
     page.keyboard.press("ArrowRight")
-    assert box.evaluate("b => b === document.activeElement && b.scrollLeft > 0")
+    assert box.evaluate("b => b === document.activeElement")
+    # A key scrolls smoothly: the box moves over a few frames.
+    page.wait_for_function("b => b.scrollLeft > 0", arg=box.element_handle(), timeout=5_000)
     browser.open(f"entries/{LM_HEAD}/", page)
     for name in ("Arithmetic intensity against B", "intensity (FLOP/B) against B"):
         box = page.get_by_role("group", name=f"{name} chart", exact=True)
