@@ -112,3 +112,20 @@ class Browser:
 
     def close(self) -> None:
         self.context.close()
+
+
+def row_headers(table: Any) -> list[list[str]]:
+    """The text of each body row's leading row headers (`th scope=row`) in `table` (a
+    locator), checked against the row headers the browser's accessibility roles find."""
+    headers: list[list[str]] = table.locator("tbody tr").evaluate_all(
+        """rows => rows.map(r => {
+            const lead = [];
+            for (const c of r.cells) {
+                if (c.tagName !== 'TH' || c.scope !== 'row') break;
+                lead.push(c.textContent);
+            }
+            return lead;
+        })"""
+    )
+    assert table.get_by_role("rowheader").all_text_contents() == [h for row in headers for h in row]
+    return headers

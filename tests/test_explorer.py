@@ -38,8 +38,9 @@ from bottleneck_kb.site.explorer import (
     explorer_block,
     script_path,
 )
+from bottleneck_kb.site.prose import plain
 
-from .browser import Browser
+from .browser import Browser, row_headers
 from .conftest import REPOSITORY, copy_repository
 from .test_formula_js import POWERS
 
@@ -413,6 +414,24 @@ def test_a_results_box_that_scrolls_is_named_and_scrolls_by_keyboard(browser: Br
     assert browser.errors == []
 
 
+def test_each_results_row_is_named_by_its_row_header_and_each_table_by_its_box(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """A row's device (and on the compare page its entry) was a plain cell: moving along a
+    row, a screen reader could not say whose numbers it read; the tables had no name."""
+    catalog = knowledge_base.catalog.devices
+    chosen = [H100, "amd-instinct-mi300x"]
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={','.join(chosen)}")
+    results = page.get_by_role("table", name="results on each device", exact=True)
+    assert row_headers(results) == [[catalog[d].name] for d in sorted(chosen)]
+    assert results.get_by_role("columnheader").first.inner_text() == "device"
+    page, rows = compare(browser, f"#@entries={LM_HEAD},{FLOORED}&@on={H100}")
+    compared = page.get_by_role("table", name="entries compared", exact=True)
+    titles = {e.id: plain(e.title) for e in knowledge_base.entries}
+    assert row_headers(compared) == [[titles[e], catalog[d].name] for e, d, _ in rows]
+    assert browser.errors == []
+
+
 def _description(control: Any) -> str:
     """The text of the elements a control's aria-describedby names, as a reader hears it."""
     described: str = control.evaluate(
@@ -486,7 +505,7 @@ def test_numbers_past_six_digits_read_as_what_they_are_and_ridges_drawn_are_said
     browser: Browser, knowledge_base: KnowledgeBase
 ) -> None:
     page = browser.open(entry_url(DISJOINT))
-    header = page.locator(".kb-explorer .kb-x-results th").all_text_contents()
+    header = page.locator(".kb-explorer .kb-x-results thead th").all_text_contents()
     assert header[-3:] == ["whole (B)", "split (B)", "almost (B)"]
     row = page.locator(f'.kb-explorer tr[data-device="{H100}"]')
     assert row.locator('[data-quantity="derived.whole"]').inner_text() == "67108864"

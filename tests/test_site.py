@@ -35,8 +35,9 @@ from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import charts, export, model_view
 from bottleneck_kb.site.model_view import ViewCache, compute_view
 from bottleneck_kb.site.pages import Options, build_site
+from bottleneck_kb.site.prose import plain
 
-from .browser import Browser
+from .browser import Browser, row_headers
 from .conftest import FIXTURES, REPOSITORY
 
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
@@ -513,31 +514,36 @@ def test_a_devices_measured_values_achieved_fractions_and_notes_are_on_its_page_
     bench = '<a href="https://example.com/bench" rel="nofollow noopener">Bench</a>'
     achieved = "<td>fraction of the datasheet value reached in practice</td>"
     figures = (
-        '<tr><td>memory bandwidth</td><td class="kb-number" data-value="3350000000000.0">'
-        f"3.35 TB/s</td><td>datasheet</td><td>{sheet}</td>"
+        '<tr><th scope="row">memory bandwidth</th>'
+        '<td class="kb-number" data-value="3350000000000.0">3.35 TB/s</td>'
+        f"<td>datasheet</td><td>{sheet}</td>"
         "<td>the sheet gives 3,350 GB/s</td></tr>"
-        '<tr><td>memory bandwidth, measured</td><td class="kb-number" '
+        '<tr><th scope="row">memory bandwidth, measured</th><td class="kb-number" '
         'data-value="2900000000000.0">2.9 TB/s</td><td>measured</td>'
         f"<td>{bench}</td><td>copy of <code>4 GiB</code> buffers, "
         '<a href="https://example.com/more" rel="nofollow noopener">more</a></td></tr>'
-        '<tr><td>memory bandwidth, typical achieved fraction</td><td class="kb-number" '
-        f'data-value="0.8">0.8</td>{achieved}<td>{bench}</td><td></td></tr>'
-        '<tr><td>interconnect bandwidth, per direction</td><td class="kb-number" '
-        f'data-value="450000000000.0">450 GB/s</td><td>datasheet</td><td>{sheet}</td>'
+        '<tr><th scope="row">memory bandwidth, typical achieved fraction</th>'
+        f'<td class="kb-number" data-value="0.8">0.8</td>{achieved}<td>{bench}</td><td></td></tr>'
+        '<tr><th scope="row">interconnect bandwidth, per direction</th>'
+        '<td class="kb-number" data-value="450000000000.0">450 GB/s</td>'
+        f"<td>datasheet</td><td>{sheet}</td>"
         "<td>the source gives 900 GB/s for both directions summed</td></tr>"
     )
     peaks = (
-        '<tr><td>bf16</td><td class="kb-number" data-value="989400000000000.0">989 TFLOP/s</td>'
+        '<tr><th scope="row">bf16</th>'
+        '<td class="kb-number" data-value="989400000000000.0">989 TFLOP/s</td>'
         '<td class="kb-number" data-value="295.34328358208955">295 FLOP/B</td>'
         f"<td>datasheet</td><td>{sheet}</td><td></td></tr>"
-        '<tr><td>bf16, measured</td><td class="kb-number" data-value="700000000000000.0">'
-        f"700 TFLOP/s</td><td></td><td>measured</td><td>{bench}</td>"
+        '<tr><th scope="row">bf16, measured</th>'
+        '<td class="kb-number" data-value="700000000000000.0">700 TFLOP/s</td>'
+        f"<td></td><td>measured</td><td>{bench}</td>"
         "<td>a GEMM of 8192 squared</td></tr>"
-        '<tr><td>fp8</td><td class="kb-number" data-value="1978900000000000.0">1.98 PFLOP/s</td>'
+        '<tr><th scope="row">fp8</th>'
+        '<td class="kb-number" data-value="1978900000000000.0">1.98 PFLOP/s</td>'
         '<td class="kb-number" data-value="590.7164179104477">591 FLOP/B</td>'
         f"<td>datasheet</td><td>{sheet}</td><td></td></tr>"
-        '<tr><td>every data type, typical achieved fraction</td><td class="kb-number" '
-        f'data-value="0.7">0.7</td><td></td>{achieved}<td>{bench}</td>'
+        '<tr><th scope="row">every data type, typical achieved fraction</th>'
+        f'<td class="kb-number" data-value="0.7">0.7</td><td></td>{achieved}<td>{bench}</td>'
         "<td>large GEMMs</td></tr></tbody></table>"
     )
     assert figures in page
@@ -692,6 +698,67 @@ def test_device_page_chart_links_each_dot_to_its_entry(browser: Browser) -> None
     assert browser.off_localhost() == []
 
 
+# The heading a table sits under: the last h1 to h3 before it, its permalink's "¶" left out.
+_HEADING_ABOVE = """t => document.evaluate(
+    'preceding::*[self::h1 or self::h2 or self::h3][1]', t, null,
+    XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue.textContent.replace('\u00b6', '')"""
+
+
+def _tables(page: Any) -> dict[str, tuple[str, list[list[str]]]]:
+    """Each table of the page's article by its accessible name (as the browser computes it):
+    the heading it sits under, and each body row's leading row headers. Every table has a
+    name of its own, and each body row one row header with text."""
+    tables: dict[str, tuple[str, list[list[str]]]] = {}
+    for table in page.locator("article table").all():
+        snapshot = table.aria_snapshot().splitlines()[0]
+        named = re.fullmatch(r'- table "((?:[^"\\]|\\.)*)":?', snapshot)
+        assert named is not None, snapshot
+        name = json.loads(f'"{named.group(1)}"')
+        assert name and name not in tables, name
+        headers = row_headers(table)
+        assert headers and all(len(h) == 1 and h[0].strip() for h in headers), name
+        tables[name] = (table.evaluate(_HEADING_ABOVE).strip(), headers)
+    return tables
+
+
+def test_each_tables_rows_are_named_by_their_first_cell_and_each_table_by_its_heading(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """A row's name (a device, an entry, a symbol, a data type, a check) was a plain cell:
+    moving along a row, a screen reader could not say whose row it was; and no table had a
+    name to tell it from the others on the page."""
+    entry = knowledge_base.entry(LM_HEAD)
+    assert entry is not None
+    devices = knowledge_base.catalog.devices
+    page = browser.open(f"entries/{LM_HEAD}/")
+    tables = _tables(page)
+    evaluation = evaluate_entry(entry, devices, symbolic=False)
+    assert tables["Evaluation on every device"] == (
+        "Evaluation on every device",
+        [[devices[r.device].name] for r in evaluation.results],
+    )
+    assert tables["Scales with"] == ("Scales with", [[s.symbol] for s in entry.scales_with])
+    assert tables["Checks"][1][0] == ["1"]
+    for name, (heading, _) in tables.items():
+        # The explorer's table is named by the box it scrolls in.
+        assert name.startswith(heading) or heading == "Explore", (name, heading)
+    device = devices["nvidia-h100-sxm"]
+    page = browser.open(f"devices/{device.id}/")
+    tables = _tables(page)
+    assert all(name == heading for name, (heading, _) in tables.items())
+    ridges = [h for [h] in tables["Ridge point per data type"][1]]
+    assert set(device.peak_flops) <= set(ridges)
+    assert ["memory bandwidth"] in tables["Figures"][1]
+    page = browser.open("entries/")
+    tables = _tables(page)
+    assert all(name == heading for name, (heading, _) in tables.items())
+    by_class: dict[str, list[list[str]]] = {}
+    for e in sorted(knowledge_base.entries, key=lambda e: e.id):
+        by_class.setdefault(e.cls, []).append([plain(e.title)])
+    assert sorted(rows for _, rows in tables.values()) == sorted(by_class.values())
+    assert browser.errors == []
+
+
 def test_search_finds_the_lm_head_entry(browser: Browser, knowledge_base: KnowledgeBase) -> None:
     page = browser.open("")
     page.locator("label.md-search__icon, .md-search__input").first.click()
@@ -776,13 +843,14 @@ def test_entry_pages_carry_claims_related_both_ways_and_the_explorer(
         page = page_file(built, f"entries/{entry.id}.md").read_text("utf-8")
         if entry.claims:
             table = page.split("kb-claims")[1].split("</table>")[0]
-            assert table.count("<th>") == 3
+            assert table.count('<th scope="col">') == 3
             assert table.count("<tr>") == len(entry.claims) + 1
             # A claim a check computes links to that check's row.
             cited = re.findall(r'href="#check-(\d+)"', table)
             assert len(cited) == sum(c.check is not None for c in entry.claims), entry.id
             for number in cited:
-                assert f'<td id="check-{number}">{number}</td>' in page, (entry.id, number)
+                row_header = f'<th scope="row" id="check-{number}">{number}</th>'
+                assert row_header in page, (entry.id, number)
             computed = [c.check + 1 for c in entry.claims if c.check is not None]
             assert [int(n) for n in cited] == computed, entry.id  # by index, not by words
         incoming = [
@@ -883,6 +951,64 @@ def test_no_entry_page_scrolls_sideways_on_a_narrow_phone(
     assert browser.errors == []
 
 
+#: The least height of a chart's text on screen, in CSS pixels: the static charts' on a desktop.
+READABLE_CHART_TEXT = 9
+
+# Each chart's text height on screen: its font size times the scale its viewBox is drawn at.
+_CHART_TEXT = """ss => ss.map(s => s.getScreenCTM().a
+    * parseFloat(getComputedStyle(s.querySelector('text')).fontSize))"""
+
+
+# How many charts their least width widens, or scroll in their box.
+_WIDENED = """ss => ss.filter(s => {
+    const width = s.getBoundingClientRect().width;
+    s.style.minWidth = '0';
+    const free = s.getBoundingClientRect().width;
+    s.style.minWidth = '';
+    return width !== free || s.parentElement.scrollWidth > s.parentElement.clientWidth;
+}).length"""
+
+
+def test_charts_keep_their_text_readable_on_a_phone_in_a_box_that_scrolls_by_keyboard(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """Charts were drawn at the column's width: on a 375-pixel phone their 12px text was 6.4
+    pixels high. A chart keeps a least width and scrolls in its own box instead, which the
+    keyboard reaches; on a desktop the charts are as they were, and nothing scrolls."""
+    device = knowledge_base.catalog.devices["nvidia-h100-sxm"]
+    paths = [f"entries/{e.id}/" for e in knowledge_base.entries] + [f"devices/{device.id}/"]
+    page = browser.new_page()
+    page.set_viewport_size({"width": 375, "height": 800})
+    for path in paths:
+        browser.open(path, page)
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), path
+        sizes = page.eval_on_selector_all("svg.kb-chart", _CHART_TEXT)
+        assert all(size >= READABLE_CHART_TEXT for size in sizes), (path, sizes)
+        boxes = page.eval_on_selector_all(
+            "svg.kb-chart",
+            "ss => ss.map(s => "
+            "s.parentElement.matches('[tabindex=\"0\"][role=group][aria-label]'))",
+        )
+        assert all(boxes), path
+    box = page.get_by_role("group", name=f"Roofline of {device.name} chart", exact=True)
+    assert box.evaluate("b => b.scrollWidth > b.clientWidth && b.scrollLeft === 0")
+    box.focus()
+    page.keyboard.press("ArrowRight")
+    assert box.evaluate("b => b === document.activeElement")
+    # A key scrolls smoothly: the box moves over a few frames.
+    page.wait_for_function("b => b.scrollLeft > 0", arg=box.element_handle(), timeout=5_000)
+    browser.open(f"entries/{LM_HEAD}/", page)
+    for name in ("Arithmetic intensity against B", "intensity (FLOP/B) against B"):
+        box = page.get_by_role("group", name=f"{name} chart", exact=True)
+        assert box.locator("svg.kb-chart").count() == 1, name
+    page.set_viewport_size({"width": 1280, "height": 800})
+    for path in (f"entries/{LM_HEAD}/", f"devices/{device.id}/"):
+        browser.open(path, page)
+        assert page.eval_on_selector_all("svg.kb-chart", _WIDENED) == 0, path
+    page.close()
+    assert browser.errors == []
+
+
 def _keyboard_focus_ring(page: Any, selector: str) -> dict[str, str]:
     """The outline of the first element `selector` finds once the keyboard has moved to it."""
     control = page.locator(selector).first
@@ -977,7 +1103,9 @@ def test_a_link_in_a_title_is_text_where_the_title_is_itself_a_link(kb_root: Pat
 def test_a_count_among_a_devices_figures_is_a_whole_number(kb_root: Path) -> None:
     """The scale-up domain's 8 devices read "8.0", a ratio's form."""
     page = build_site(kb_root, Options()).pages["devices/nvidia-h100-sxm.md"]
-    row = next(r for r in page.split("<tr>") if r.startswith("<td>scale up domain</td>"))
+    row = next(
+        r for r in page.split("<tr>") if r.startswith('<th scope="row">scale up domain</th>')
+    )
     assert 'data-value="8.0">8</td>' in row
 
 
@@ -1036,7 +1164,8 @@ claims:
 
     page = build_site(kb_root, Options()).pages["entries/fixtures/minimal.md"]
 
-    assert '<td id="check-1">1</td>' in page and '<td id="check-2">2</td>' in page
+    assert '<th scope="row" id="check-1">1</th>' in page
+    assert '<th scope="row" id="check-2">2</th>' in page
     claims = page.split("kb-claims")[1].split("</table>")[0]
     assert '<a href="#check-2">check 2</a> holds' in claims
 

@@ -91,7 +91,7 @@ def _tick_label(value: float, unit: str) -> str:
 
 class _Canvas:
     def __init__(self, x: Axis, y: Axis, x_unit: str, y_unit: str, title: str) -> None:
-        self.x, self.y = x, y
+        self.x, self.y, self.title = x, y, title
         self.parts = [
             f'<svg class="kb-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
             f'xmlns="http://www.w3.org/2000/svg"><title>{text(title)}</title>'
@@ -133,7 +133,13 @@ class _Canvas:
         )
 
     def svg(self) -> str:
-        return "".join([*self.parts, "</svg>"])
+        """The chart in its box, which it scrolls in where the column is narrower than the
+        chart's least width (the stylesheet's): focusable, so that a keyboard scrolls it too,
+        and named."""
+        return (
+            f'<div class="kb-chart-box" tabindex="0" role="group" '
+            f'aria-label="{text(self.title)} chart">' + "".join([*self.parts, "</svg>"]) + "</div>"
+        )
 
 
 @dataclass(frozen=True)

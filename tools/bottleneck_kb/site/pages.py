@@ -201,17 +201,31 @@ def _yaml_string(value: str) -> str:
     return f'"{"".join(escaped)}"'
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") -> str:
-    """An HTML table; cells are HTML already (escaped by the caller)."""
-    head = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in rows)
-    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+def _table(name: str, header: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") -> str:
+    """An HTML table named `name` (plain text: the heading above it), for a reader moving from
+    table to table; cells are HTML already (escaped by the caller). Each row's first cell
+    names the row, and is its header: a screen reader says it as the reader moves along."""
+    head = "".join(f'<th scope="col">{h}</th>' for h in header)
+    body = "".join(
+        "<tr>" + _row_header(row[0]) + "".join(_cell(c) for c in row[1:]) + "</tr>" for row in rows
+    )
+    # Named by its own label: named by the heading's id, it would be read with the heading's
+    # permalink, "Checks ¶".
+    table = (
+        f'<table aria-label="{text(name)}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
     # The theme styles tables without a class; the class goes on a wrapper.
     return f'<div class="{css}">{table}</div>' if css else table
 
 
 def _cell(content: str) -> str:
     return content if content.startswith("<td") else f"<td>{content}</td>"
+
+
+def _row_header(content: str, attributes: str = "") -> str:
+    """A row's first cell, its name; `attributes` (HTML, escaped) go on the cell."""
+    return content if content.startswith("<th") else f'<th scope="row"{attributes}>{content}</th>'
 
 
 def _number_cell(value: float, shown: str) -> str:
@@ -282,6 +296,7 @@ def _entry_page(
     body += [
         "## Scales with",
         _table(
+            "Scales with",
             ["symbol", "name", "description", "unit", "typical", "range"],
             (
                 [
@@ -338,6 +353,7 @@ def _evaluation_sections(
         f'<p class="kb-assignment">At the typical values ({text(values)}), dense '
         f"{text(view.dtype)} peak:</p>",
         _table(
+            "Evaluation on every device",
             [
                 "device",
                 "FLOPs",
@@ -351,9 +367,11 @@ def _evaluation_sections(
             ],
             (
                 [
-                    f'<td data-device="{text(r["device"])}"><a href="'
-                    f'{links.href(here, device_page(r["device"]))}">'
-                    f"{text(names[r['device']])}</a></td>",
+                    _row_header(
+                        f'<a href="{links.href(here, device_page(r["device"]))}">'
+                        f"{text(names[r['device']])}</a>",
+                        f' data-device="{text(r["device"])}"',
+                    ),
                     _number_cell(r["flops"], format_quantity(r["flops"], "FLOP")),
                     _number_cell(r["bytes"], format_quantity(r["bytes"], "B")),
                     _number_cell(r["intensity"], format_quantity(r["intensity"], "FLOP/B")),
@@ -429,7 +447,7 @@ def _evaluation_sections(
             "## Crossovers",
             "<p>Where the verdict flips as one symbol sweeps its range, the others at their "
             "typical values.</p>",
-            _table(["device", "symbol", "range", "verdict"], rows, "kb-crossovers"),
+            _table("Crossovers", ["device", "symbol", "range", "verdict"], rows, "kb-crossovers"),
         ]
     return sections
 
@@ -454,6 +472,7 @@ def _derived_values(
     if same:
         sections.append(
             _table(
+                "Derived values",
                 ["name", "value", "what it is"],
                 (
                     [
@@ -473,10 +492,13 @@ def _derived_values(
         sections += [
             "<p>By device:</p>",
             _table(
+                "Derived values by device",
                 ["device", *(f"<code>{text(d.name)}</code>" for d in varying)],
                 (
                     [
-                        f'<td data-device="{text(r["device"])}">{text(names[r["device"]])}</td>',
+                        _row_header(
+                            text(names[r["device"]]), f' data-device="{text(r["device"])}"'
+                        ),
                         *(
                             _number_cell(
                                 r["derived"][d.name],
@@ -524,7 +546,11 @@ def _hardware_parameters(entry: Entry, devices: Sequence[Device], here: str, lin
                 text(parameter.basis),
             ]
         )
-    return _table(["parameter", "effect", "catalog values", "magnitude (entry)", "basis"], rows)
+    return _table(
+        "Hardware parameters",
+        ["parameter", "effect", "catalog values", "magnitude (entry)", "basis"],
+        rows,
+    )
 
 
 def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[str, str]) -> str:
@@ -540,6 +566,7 @@ def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[st
         if effect is not None:
             lines.append(
                 _table(
+                    plain(workaround.title),
                     ["device", "modeled speedup", "bytes cut", "modeled lower bound", "bound by"],
                     (
                         [
@@ -579,7 +606,7 @@ def _checks(evaluation: dict[str, Any], names: dict[str, str]) -> str:
         anchored.add(number)
         rows.append(
             [
-                f"<td{anchor}>{number}</td>",
+                _row_header(str(number), anchor),
                 inline(c["claim"]),
                 text(names.get(c["device"], c["device"])),
                 f'<td class="kb-check-{"pass" if c["passed"] else "fail"}">'
@@ -587,7 +614,7 @@ def _checks(evaluation: dict[str, Any], names: dict[str, str]) -> str:
                 text(c["detail"]),
             ]
         )
-    return _table(["check", "claim", "device", "verdict", "detail"], rows, "kb-checks")
+    return _table("Checks", ["check", "claim", "device", "verdict", "detail"], rows, "kb-checks")
 
 
 def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
@@ -608,7 +635,10 @@ def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
             source += f' <span class="kb-reference">({text(claim.reference)})</span>'
         rows.append([inline(claim.card), source, verdict])
     return _table(
-        ["the card says", "the cited source says", "the formulas' verdict"], rows, "kb-claims"
+        "The card's claims beside their sources",
+        ["the card says", "the cited source says", "the formulas' verdict"],
+        rows,
+        "kb-claims",
     )
 
 
@@ -636,7 +666,7 @@ def _related(
         for other, how in linked_from
         if not any(mine.id == other.id for mine in entry.related)
     ]
-    return _table(["entry", "relation"], rows, "kb-related") if rows else ""
+    return _table("Related entries", ["entry", "relation"], rows, "kb-related") if rows else ""
 
 
 def _references(references: Iterable[Any]) -> str:
@@ -809,9 +839,10 @@ def _device_page(
         f'<h1 id="kb-title">{text(device.name)}</h1>',
         f'<p class="kb-vendor">{text(device.vendor)}</p>',
         "## Figures",
-        _table(["figure", "value", "basis", "source", "note"], figures, "kb-figures"),
+        _table("Figures", ["figure", "value", "basis", "source", "note"], figures, "kb-figures"),
         "## Ridge point per data type",
         _table(
+            "Ridge point per data type",
             ["data type", "dense peak", "ridge point", "basis", "source", "note"],
             peaks,
             "kb-ridges",
@@ -856,6 +887,7 @@ def _device_page(
         body.append("<p>No entry can be placed on this device.</p>")
     body.append(
         _table(
+            "Roofline with every entry",
             ["entry", "data type", "intensity", "bound by", "lower bound"],
             (
                 [
@@ -919,7 +951,7 @@ def _device_index(devices: Sequence[Device], links: Links) -> str:
             "Every device of the hardware catalog, side by side: dense peak FLOP/s per data "
             "type and the ridge point it gives (peak over memory bandwidth, in FLOP/B). A kernel "
             "whose intensity is below a device's ridge point is memory-bound on it.",
-            _table(header, rows, "kb-device-comparison"),
+            _table("Devices", header, rows, "kb-device-comparison"),
         ],
     )
 
@@ -948,9 +980,11 @@ def _entry_index(
         members = [e for e in entries if group(e) == value]
         if not members:
             continue
-        body.append(f'<h2 id="{text(value)}">{text(title)} ({len(members)})</h2>')
+        heading = f"{title} ({len(members)})"
+        body.append(f'<h2 id="{text(value)}">{text(heading)}</h2>')
         body.append(
             _table(
+                heading,
                 [
                     "entry",
                     "class" if key != "class" else "bound by",
@@ -1048,7 +1082,7 @@ def _rule_pages(links: Links) -> dict[str, str]:
         [
             "# Diagnostic codes",
             "Every code `kb check` can report. `kb check --explain CODE` prints the same page.",
-            _table(["code", "name", "severity", "summary"], rows, "kb-rules"),
+            _table("Diagnostic codes", ["code", "name", "severity", "summary"], rows, "kb-rules"),
         ],
     )
     return pages
@@ -1069,7 +1103,9 @@ def _schema_reference(links: Links) -> str:
             f"<p>{text(document.get('description', ''))} Published at "
             f'<a href="{text(href)}">schema/{kind}.schema.json</a>.</p>',
             _table(
-                ["property", "title", "description", "type or values"], _schema_rows(document, "")
+                heading,
+                ["property", "title", "description", "type or values"],
+                _schema_rows(document, ""),
             ),
         ]
     body.append(

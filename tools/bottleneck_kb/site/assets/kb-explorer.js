@@ -568,6 +568,17 @@
     return el("div", { "class": "kb-x-table", tabindex: "0", role: "region", "aria-label": name });
   }
 
+  /* The results table in its box, named as the box is: a reader moving from table to table
+     hears which one it is. */
+  function fill(box, header, body) {
+    box.textContent = "";
+    box.appendChild(el("table", { "class": "kb-x-results", "aria-label": box.getAttribute("aria-label") }, [
+      el("thead", {}, [el("tr", {}, header.map(function (h) { return el("th", { scope: "col" }, [h]); }))]), body]));
+  }
+
+  /* A cell that names its row: a screen reader says it as the reader moves along the row. */
+  function rowHeader(name) { return el("th", { scope: "row" }, [name]); }
+
   function cell(quantity, value, shown) {
     return el("td", { "class": "kb-number", "data-quantity": quantity, "data-value": String(value) }, [shown]);
   }
@@ -604,7 +615,7 @@
     }
     evaluation.results.forEach(function (r) {
       var row = el("tr", { "data-device": r.device });
-      row.appendChild(el("td", {}, [r.name]));
+      row.appendChild(rowHeader(r.name));
       if (r.error || r.skipped) {
         var why = r.error ? "undefined here: " + r.error : "skipped: " + r.skipped;
         row.appendChild(el("td", { colspan: String(header.length - 1), "class": "kb-x-undefined",
@@ -631,10 +642,7 @@
       }
       body.appendChild(row);
     });
-    var table = el("table", { "class": "kb-x-results" }, [
-      el("thead", {}, [el("tr", {}, header.map(function (h) { return el("th", {}, [h]); }))]), body]);
-    this.table.textContent = "";
-    this.table.appendChild(table);
+    fill(this.table, header, body);
     var shown = Object.keys(evaluation.values).sort().map(function (k) { return k + " = " + used(evaluation.values[k]); });
     var good = evaluation.results.filter(function (r) { return r.verdict; });
     var verdicts = {};
@@ -648,7 +656,9 @@
   };
 
   /* A line chart over one symbol's range: `lines` (label, points, class), horizontal `levels`
-     (label, y, class), the reader's value `at` marked; log axes where values span decades. */
+     (label, y, class), the reader's value `at` marked; log axes where values span decades.
+     It comes in its box, as the static charts do: where the column is narrower than the
+     chart's least width it scrolls there, by keyboard too. */
   function lineChart(symbol, ylabel, format, lines, levels, at) {
     var ys = [];
     lines.forEach(function (l) { l.points.forEach(function (p) { ys.push(p[1]); }); });
@@ -666,8 +676,9 @@
     function fy(y) {
       return H - bottom - fraction(y, ymin, ymax, ylog) * (H - top - bottom);
     }
+    var name = ylabel + " against " + symbol.symbol;
     var chart = svg("svg", { "class": "kb-chart kb-x-svg", viewBox: "0 0 " + W + " " + H, role: "img",
-      "aria-label": ylabel + " against " + symbol.symbol });
+      "aria-label": name });
     chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: H - bottom, x2: W - right, y2: H - bottom }));
     chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: top, x2: left, y2: H - bottom }));
     [[lo, "start"], [hi, "end"]].forEach(function (p) {
@@ -728,7 +739,7 @@
     if (at !== undefined) {
       chart.appendChild(svg("line", { "class": "kb-x-now", x1: fx(at), x2: fx(at), y1: top, y2: H - bottom }));
     }
-    return chart;
+    return el("div", { "class": "kb-chart-box", tabindex: "0", role: "group", "aria-label": name + " chart" }, [chart]);
   }
 
   /* Intensity as one symbol sweeps its range (the others at the reader's values), against each
@@ -1033,7 +1044,7 @@
       });
       var evaluation = evaluate(id, { values: values, devices: self.state.devices || [], dtype: entry.data.dtype, workaround: null });
       evaluation.results.forEach(function (r) {
-        var row = el("tr", { "data-entry": id, "data-device": r.device }, [el("td", {}, [entry.data.title]), el("td", {}, [r.name])]);
+        var row = el("tr", { "data-entry": id, "data-device": r.device }, [rowHeader(entry.data.title), rowHeader(r.name)]);
         if (r.verdict) {
           verdicts[r.verdict] = (verdicts[r.verdict] || 0) + 1;
           row.appendChild(el("td", { "class": "kb-verdict kb-" + r.verdict, "data-quantity": "verdict", "data-value": r.verdict }, [r.verdict]));
@@ -1045,9 +1056,7 @@
         body.appendChild(row);
       });
     });
-    this.table.textContent = "";
-    this.table.appendChild(el("table", { "class": "kb-x-results" }, [
-      el("thead", {}, [el("tr", {}, ["entry", "device", "bound by", "lower bound"].map(function (h) { return el("th", {}, [h]); }))]), body]));
+    fill(this.table, ["entry", "device", "bound by", "lower bound"], body);
     this.noteList.textContent = "";
     this.conflicts.concat(this.notes).forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
     this.summary.textContent = summary(body.querySelectorAll("tr").length, verdicts, this.state.entries.length);
