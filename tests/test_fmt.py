@@ -5,9 +5,11 @@ from __future__ import annotations
 import copy
 import itertools
 import os
+import re
 import stat
 import subprocess
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -256,6 +258,29 @@ def test_fold_positions_fill_greedily_and_leave_a_long_word_alone() -> None:
     assert fold_positions("aaaaaaaa bb", 5) == [8]
     assert fold_positions("aa bb\nccc dd ee", 5) == [9]
     assert fold_positions("aa  bb cc", 4) == [6]  # never at a double space
+
+
+class _CountedReads(list[int]):
+    """A list that counts the items read from it."""
+
+    reads = 0
+
+    def __iter__(self) -> Iterator[int]:
+        for item in super().__iter__():
+            self.reads += 1
+            yield item
+
+
+def test_fold_positions_read_each_written_break_a_bounded_number_of_times() -> None:
+    """Every written break was read for every line: notes of 60,000 short paragraphs (within
+    the file size limit) took minutes."""
+    paragraphs = 2000
+    text = "\n".join(f"w{n} x" for n in range(paragraphs))
+    breaks = [space.start() for space in re.finditer(" ", text)]
+    written = _CountedReads(breaks)
+
+    assert fold_positions(text, 100, written) == breaks
+    assert written.reads <= 2 * paragraphs
 
 
 def _repository_files() -> list[tuple[str, Path]]:
