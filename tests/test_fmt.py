@@ -260,6 +260,20 @@ def test_fold_positions_fill_greedily_and_leave_a_long_word_alone() -> None:
     assert fold_positions("aa  bb cc", 4) == [6]  # never at a double space
 
 
+def test_folded_prose_with_a_line_that_ends_in_a_space_is_refilled_within_the_width() -> None:
+    """The author's break after a space was kept, but the emitter cannot break beside another
+    space, so it wrote one line of 177 columns, which the next run refilled."""
+    words = " ".join(["word"] * 18)
+    text = f"id: x/a\nnotes: >-\n  {words} \n  {words}\n"
+    assert fold_positions(f"{words}  {words}", 100, [len(words) + 1]) == [100]
+
+    once = formatted(text)
+
+    assert data_of(once) == data_of(text)
+    assert max(len(line) for line in once.splitlines()) <= fmt.WIDTH
+    assert formatted(once) == once
+
+
 class _CountedReads(list[int]):
     """A list that counts the items read from it."""
 

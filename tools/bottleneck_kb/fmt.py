@@ -626,6 +626,8 @@ def fold_positions(text: str, width: int, written: Sequence[int] = ()) -> list[i
     author's lines stay as they are. One with a longer line is refilled, greedily, at single
     spaces between words (the only places a folded scalar can break without changing its
     text); a word longer than the width stands alone. A more-indented line is left whole.
+    A written break beside another space (a line that ended in a space) cannot be kept, so it
+    does not count: kept, the emitter would join the lines into one too long.
     """
     positions: list[int] = []
     # Sorted once and cut per line by bisection: a scan of every break for every line took
@@ -634,7 +636,11 @@ def fold_positions(text: str, width: int, written: Sequence[int] = ()) -> list[i
     start = 0
     for line in text.split("\n"):
         end = start + len(line)
-        kept = breaks[bisect.bisect_right(breaks, start) : bisect.bisect_left(breaks, end)]
+        kept = [
+            p
+            for p in breaks[bisect.bisect_right(breaks, start) : bisect.bisect_left(breaks, end)]
+            if _breakable(text, p)
+        ]
         edges = [start - 1, *kept, end]
         if all(b - a - 1 <= width for a, b in itertools.pairwise(edges)):
             positions += kept
@@ -648,7 +654,7 @@ def _refill(text: str, start: int, end: int, width: int) -> list[int]:
     positions = []
     line_start, last = start, -1
     for index in range(start + 1, end - 1):
-        if text[index] != " " or text[index - 1].isspace() or text[index + 1].isspace():
+        if not _breakable(text, index):
             continue
         if index - line_start > width and last > line_start:
             positions.append(last)
@@ -657,3 +663,14 @@ def _refill(text: str, start: int, end: int, width: int) -> list[int]:
     if end - line_start > width and last > line_start:
         positions.append(last)
     return positions
+
+
+def _breakable(text: str, index: int) -> bool:
+    """Whether folded prose can break at `index`: ruamel's representer takes a break only at
+    a single space between two other characters."""
+    return (
+        0 < index < len(text) - 1
+        and text[index] == " "
+        and not text[index - 1].isspace()
+        and not text[index + 1].isspace()
+    )
