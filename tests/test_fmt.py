@@ -664,6 +664,16 @@ def test_what_check_accepts_fmt_formats_without_changing_it(notes: str, kb: Path
     assert run("fmt", "--root", str(kb), "--check", str(entry)).exit_code == 0
 
 
+def test_a_comment_after_folded_prose_that_ends_in_spaces_stays_a_comment() -> None:
+    """ruamel wrote the comment onto the prose's last line, into its text, and kb fmt refused
+    the file as "a bug in kb fmt"."""
+    text = "id: x/a\nnotes: >-\n  Text.   \n# a comment\n"
+    reordered = "notes: >-\n  Text.   \n# before id\nid: x/a\n"
+
+    assert formatted(text) == f"{ENTRY_LINE}\n{text}"
+    assert formatted(reordered) == f"{ENTRY_LINE}\n# before id\nid: x/a\nnotes: >-\n  Text.   \n"
+
+
 def test_file_names_are_shown_escaped(kb: Path) -> None:
     """A file name may hold any byte but `/`: a pull request can name a file with a terminal
     escape sequence."""

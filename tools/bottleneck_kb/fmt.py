@@ -337,6 +337,13 @@ class _Emitter(Emitter):
         style = super().choose_scalar_style()
         return '"' if style == "'" else style
 
+    def write_folded(self, text: Any, comment: Any) -> None:
+        super().write_folded(text, comment)
+        # ruamel ends the last line only after a character other than a space: a comment
+        # that follows folded prose ending in spaces would be written onto it, into the text.
+        if self.column:
+            self.write_line_break()
+
     def write_double_quoted(self, text: Any, split: Any = True) -> None:
         if not INVISIBLE.search(text):
             super().write_double_quoted(text, split)
