@@ -729,6 +729,14 @@ def test_tabs_between_tokens_become_spaces_and_tabs_in_text_stay() -> None:
     )
 
 
+def test_a_tab_between_a_block_indicator_and_its_comment_becomes_a_space() -> None:
+    """libyaml's span of a block scalar starts at its indicator, so the tab after it was taken
+    for the scalar's text and kept, and ruamel refused the file."""
+    text = "id: x/a\nnotes: >-\t# from the datasheet\n  Text.\n"
+
+    assert formatted(text) == f"{ENTRY_LINE}\nid: x/a\nnotes: >- # from the datasheet\n  Text.\n"
+
+
 def test_folded_prose_with_a_line_that_starts_with_a_tab_is_kept_literally() -> None:
     """ruamel wrote it back with a line break more, so kb fmt refused ("a bug in kb fmt") a
     file kb check accepts."""

@@ -67,6 +67,7 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 _BLOCK_SCALARS = (FoldedScalarString, LiteralScalarString)
 _COMMENT_INDENT = re.compile(r"^[ \t]*#", re.MULTILINE)
+_BLOCK_INDICATORS = re.compile(r"[|>][-+0-9]*")
 # PyYAML's resolver reads plain scalars as YAML 1.1 does (`yes`, `1_000`, `12:30`).
 _resolve_yaml11: Callable[[Any, str, tuple[bool, bool]], str] = yaml.resolver.Resolver().resolve
 _MAX_SCHEMA_DEPTH = 16
@@ -221,13 +222,22 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
 
 
 def _scalar_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of every scalar libyaml reads in `text`, in order."""
+    """(start, end) offsets of every scalar libyaml reads in `text`, in order. A block
+    scalar's are two: its indicators (`>-`) and its lines; what follows the indicators on their
+    line (white space, a comment) is not the scalar's, though libyaml's span holds it."""
     spans: list[tuple[int, int]] = []
     parser = CParser(text)
     try:
         while not isinstance(token := parser.get_token(), yaml.StreamEndToken):
             if isinstance(token, yaml.ScalarToken):
-                spans.append((token.start_mark.index, token.end_mark.index))
+                start, end = token.start_mark.index, token.end_mark.index
+                if token.style in ("|", ">"):
+                    indicators = _BLOCK_INDICATORS.match(text, start)
+                    assert indicators is not None  # libyaml's span starts at `|` or `>`
+                    spans.append((start, indicators.end()))
+                    line_end = text.find("\n", start, end)
+                    start = end if line_end < 0 else line_end + 1
+                spans.append((start, end))
     finally:
         parser.dispose()
     return spans
