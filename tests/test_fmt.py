@@ -729,6 +729,14 @@ def test_tabs_between_tokens_become_spaces_and_tabs_in_text_stay() -> None:
     )
 
 
+def test_a_comment_after_a_list_items_block_indicator_is_kept() -> None:
+    """ruamel dropped it, and with it every other comment of the list; the lost-comment guard
+    took it for the scalar's text."""
+    text = "id: x/a\nworkarounds:\n  - |- # keep me\n    x\n  - >- # and me\n    y\n  - z # eol\n"
+
+    assert formatted(text) == f"{ENTRY_LINE}\n{text}"
+
+
 def test_a_tab_between_a_block_indicator_and_its_comment_becomes_a_space() -> None:
     """libyaml's span of a block scalar starts at its indicator, so the tab after it was taken
     for the scalar's text and kept, and ruamel refused the file."""

@@ -36,6 +36,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.emitter import Emitter
 from ruamel.yaml.error import CommentMark, MarkedYAMLError, YAMLError
+from ruamel.yaml.events import ScalarEvent
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarfloat import ScalarFloat
 from ruamel.yaml.scalarstring import (
@@ -347,6 +348,14 @@ class _Emitter(Emitter):
         style = super().choose_scalar_style()
         return '"' if style == "'" else style
 
+    def write_pre_comment(self, event: Any) -> bool:
+        # A block scalar's own comment (a string, not a comment line above it) is written
+        # after its indicator; as a list item ruamel takes it for the lines above the item.
+        comments = event.comment[1] if isinstance(event, ScalarEvent) and event.comment else None
+        if comments and all(isinstance(comment, str) for comment in comments):
+            return False
+        return bool(super().write_pre_comment(event))
+
     def write_folded(self, text: Any, comment: Any) -> None:
         super().write_folded(text, comment)
         # ruamel ends the last line only after a character other than a space: a comment
@@ -433,6 +442,7 @@ def _canonical(
         for index, value in enumerate(node):
             above = _Lead(node.ca.items, index, _ABOVE_ITEM, indent)
             node[index] = _canonical(value, items, root, indent + 2, above)
+            _keep_header_comment(node, index)
         return node
     if isinstance(node, FoldedScalarString):
         if "\n\t" in str(node):
@@ -448,6 +458,18 @@ def _canonical(
     if isinstance(node, str):
         return str(node) if plain_reads_back(node) else DoubleQuotedScalarString(node)
     return node
+
+
+def _keep_header_comment(sequence: CommentedSeq, index: int) -> None:
+    """ruamel reads the comment after a list item's block indicator (`- >- # why`) into the
+    record of the lines above the item, as a string, where its representer trips on it (and
+    drops every comment of the list) and its emitter never writes it. On the scalar it is
+    written after the indicator, as it is for a mapping's value."""
+    record = sequence.ca.items.get(index)
+    value = sequence[index]
+    if record and record[1] and isinstance(record[1][0], str) and isinstance(value, _BLOCK_SCALARS):
+        value.comment = record[1][0]  # type: ignore[union-attr]  # a slot ruamel leaves untyped
+        record[1] = None
 
 
 #: The slots of ruamel's comment records that hold the lines above a value: a mapping's key
