@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import os
 import re
 import stat
@@ -432,6 +433,22 @@ def test_generated_entries_keep_their_data_and_comments_and_format_idempotently(
             key = written[index + 1].strip(" -").split(":")[0]
             assert lines[at + 1].strip(" -").startswith(f"{key}:"), (comment, text, once)
     assert all(line == line.rstrip() for line in lines)
+
+
+flow_strings = st.text(st.sampled_from(list(":?-,[]{}#&*!|>'\"%@`~ x")), min_size=1, max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(flow_strings, st.sampled_from(["[{}]", "[a, {}]", "{{b: {}}}", "{{{}: b}}", "{{b: [{}]}}"]))
+def test_strings_in_flow_collections_keep_their_data(text: str, collection: str) -> None:
+    """A string that starts with `:` or `?` was written plain in a flow collection, where the
+    loader does not read it: "a bug in kb fmt" on a file kb check accepts."""
+    written = f"id: x/a\nnotes: {collection.format(json.dumps(text))}\n"
+    before, _ = load(written.encode(), "x.yaml")
+    if before is None:
+        return
+
+    assert same_data(data_of(formatted(written)), before.data)
 
 
 def test_several_processes_format_and_refuse_as_one_does(tmp_path: Path, forked: list[int]) -> None:

@@ -69,6 +69,7 @@ _TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 _BLOCK_SCALARS = (FoldedScalarString, LiteralScalarString)
 _COMMENT_INDENT = re.compile(r"^[ \t]*#", re.MULTILINE)
 _BLOCK_INDICATORS = re.compile(r"[|>][-+0-9]*")
+_NOT_FLOW_PLAIN_IN_YAML11 = re.compile(r"^[?:]|:\?")
 # PyYAML's resolver reads plain scalars as YAML 1.1 does (`yes`, `1_000`, `12:30`).
 _resolve_yaml11: Callable[[Any, str, tuple[bool, bool]], str] = yaml.resolver.Resolver().resolve
 _MAX_SCHEMA_DEPTH = 16
@@ -341,6 +342,14 @@ class _Emitter(Emitter):
     """ruamel's emitter, preferring double quotes (as the seed files do) to single ones, and
     writing the characters the loader refuses raw (bidirectional overrides, zero-width ones)
     as the escapes they were read from: ruamel writes them raw, in any style."""
+
+    def analyze_scalar(self, scalar: Any) -> Any:
+        analysis = super().analyze_scalar(scalar)
+        # YAML 1.2 lets a plain scalar in a flow collection start with `?` or `:` before a
+        # non-space, and hold `:?`; libyaml, and so the loader, reads YAML 1.1, which does not.
+        if _NOT_FLOW_PLAIN_IN_YAML11.search(scalar):
+            analysis.allow_flow_plain = False
+        return analysis
 
     def choose_scalar_style(self) -> Any:
         if self.event.value is not None and INVISIBLE.search(self.event.value):
