@@ -123,6 +123,22 @@ def test_a_wrong_schema_line_is_replaced_and_a_missing_one_added() -> None:
     assert formatted("id: x/a\n") == f"{ENTRY_LINE}\nid: x/a\n"
 
 
+def test_what_a_schema_line_says_after_the_schema_is_kept() -> None:
+    text = "# yaml-language-server: $schema=old.json  # reviewed by A. Author\nid: x/a\n"
+    assert formatted(text) == f"{ENTRY_LINE}\n# reviewed by A. Author\nid: x/a\n"
+
+
+def test_a_schema_line_below_the_first_goes_and_positions_still_count_it() -> None:
+    """It stayed, so the file named two schemas, the first of them stale."""
+    text = "# hi\n# yaml-language-server: $schema=old.json\nid: x/a\n"
+    assert formatted(text) == f"{ENTRY_LINE}\n# hi\nid: x/a\n"
+
+    flow_comment = f"{text}scales_with:\n  - {{name: k_x, range: [1, # why\n    2]}}\n"
+    with pytest.raises(fmt._Refused) as refused:
+        formatted(flow_comment)
+    assert (refused.value.diagnostic.line, refused.value.diagnostic.col) == (5, 28)
+
+
 def test_without_a_schema_folder_the_first_line_is_left_alone() -> None:
     text = "# yaml-language-server: $schema=https://example.com/entry.json\nid: x/a\n"
     assert formatted(text, line=None) == text

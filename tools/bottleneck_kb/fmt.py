@@ -59,7 +59,7 @@ from .source.scalars import LEADING_ZERO, OCTAL, YAML11_FLOAT, portable_number
 
 #: Folded prose is wrapped to lines of at most this many columns (a longer word stands alone).
 WIDTH = 100
-#: What a schema line starts with; any such first line is replaced by the right one.
+#: What a schema line starts with; every such comment line makes way for the right one, first.
 SCHEMA_LINE_START = "# yaml-language-server:"
 
 _INT_TAG = "tag:yaml.org,2002:int"
@@ -69,6 +69,7 @@ _TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 _BLOCK_SCALARS = (FoldedScalarString, LiteralScalarString)
 _COMMENT_INDENT = re.compile(r"^[ \t]*#", re.MULTILINE)
 _BLOCK_INDICATORS = re.compile(r"[|>][-+0-9]*")
+_SCHEMA_LINE = re.compile(re.escape(SCHEMA_LINE_START) + r"[ \t]*(?:\$schema=\S*)?[ \t]*(.*)")
 _NOT_FLOW_PLAIN_IN_YAML11 = re.compile(r"^[?:]|:\?")
 # PyYAML's resolver reads plain scalars as YAML 1.1 does (`yes`, `1_000`, `12:30`).
 _resolve_yaml11: Callable[[Any, str, tuple[bool, bool]], str] = yaml.resolver.Resolver().resolve
@@ -168,7 +169,7 @@ def format_file(path: Path, root: Path) -> tuple[Formatted | None, list[Diagnost
 
 def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) -> str:
     """The canonical text of the file `raw` of `kind`, starting with `schema_line` (in place of
-    any first line naming a schema) unless that is None.
+    any comment line naming a schema) unless that is None.
 
     Raises _Refused when the file does not load, or when its data would change.
     """
@@ -181,10 +182,9 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
     first_line, newline, _ = document.text.partition("\n")
     ending = "\r\n" if newline and first_line.endswith("\r") else "\n"
     text = document.text.replace("\r\n", "\n").replace("\r", "\n")
-    first, _, rest = text.partition("\n")
-    skipped = 0
-    if schema_line is not None and first.startswith(SCHEMA_LINE_START):
-        text, skipped = rest, 1
+    removed: list[int] = []
+    if schema_line is not None:
+        text, removed = _without_schema_lines(text)
     yaml_rt = _round_trip()
     try:
         tree = yaml_rt.load(_without_separating_tabs(text))
@@ -192,7 +192,7 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
         line, col, said = 1, 1, str(exc)
         if isinstance(exc, MarkedYAMLError):
             mark = exc.problem_mark
-            line, col = (mark.line + 1 + skipped, mark.column + 1) if mark else (1, 1)
+            line, col = (_line_before(removed, mark.line + 1), mark.column + 1) if mark else (1, 1)
             said = exc.problem or exc.context or said
         raise _Refused(
             error(SYNTAX, display, line, col, f"cannot be formatted: {said}".splitlines()[0])
@@ -209,7 +209,7 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
         result = f"{body}\n" if schema_line is None else f"{schema_line}\n{body}\n"
         written, _ = load(result.encode("utf-8"), display)
         if written is not None and same_data(written.data, document.data):
-            _refuse_lost_comments(text, body, skipped, display)
+            _refuse_lost_comments(text, body, removed, display)
             return result.replace("\n", ending)
     raise _Refused(
         error(
@@ -280,7 +280,46 @@ def _without_separating_tabs(text: str) -> str:
     return "".join(chars)
 
 
-def _refuse_lost_comments(before: str, after: str, skipped: int, display: str) -> None:
+def _without_schema_lines(text: str) -> tuple[str, list[int]]:
+    """`text` without the comment lines that name a schema (the right one is written first,
+    and a second would be stale), and the numbers of the lines taken out. What such a line
+    says after the schema is kept, as a comment line in its place."""
+    pieces: list[str] = []
+    removed: list[int] = []
+    done = line = 0  # the text is copied, and its lines counted, up to `done`
+    for comment, offset in _comments(text):
+        line_start = text.rfind("\n", 0, offset) + 1
+        if not comment.startswith(SCHEMA_LINE_START) or text[line_start:offset].strip(" \t"):
+            continue
+        pieces.append(text[done:line_start])
+        line += text.count("\n", done, line_start)
+        line_end = text.find("\n", offset)
+        line_end = len(text) if line_end < 0 else line_end
+        said = _SCHEMA_LINE.fullmatch(comment)
+        assert said is not None  # any text matches after the start
+        extra = said.group(1)
+        if extra:
+            pieces.append(text[line_start:offset] + (extra if extra[0] == "#" else f"# {extra}"))
+            done = line_end
+        else:
+            removed.append(line + 1)
+            done = line_end + 1
+            line += 1
+    pieces.append(text[done:])
+    return "".join(pieces), removed
+
+
+def _line_before(removed: list[int], line: int) -> int:
+    """The number that `line` of a text had before the lines numbered `removed` (in order)
+    were taken out of it."""
+    for number in removed:
+        if number > line:
+            break
+        line += 1
+    return line
+
+
+def _refuse_lost_comments(before: str, after: str, removed: list[int], display: str) -> None:
     """Refuse the formatting if a comment of `before` is not in `after`: ruamel keeps most
     comments, but drops some (one inside a flow list), and what a user wrote is not lost."""
     kept = collections.Counter(comment for comment, _ in _comments(after))
@@ -293,7 +332,7 @@ def _refuse_lost_comments(before: str, after: str, skipped: int, display: str) -
             error(
                 SYNTAX,
                 display,
-                line + skipped,
+                _line_before(removed, line),
                 col,
                 f"cannot be formatted without losing the comment {comment!r}",
                 "move the comment to a line of its own, above the key it explains",
