@@ -588,6 +588,26 @@ def test_diff_shows_a_unified_diff(kb: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(("ending", "last"), [("\r\n", "\n"), ("\n", "")])
+def test_the_diff_applies_to_a_crlf_file_and_one_without_a_last_line_feed(
+    ending: str, last: str, kb: Path
+) -> None:
+    """The diff of a CRLF file showed each carriage return as `\\r`, and one of a file whose
+    last line had no line feed ran that line into the next: `git apply` took neither."""
+    entry = kb / "entries" / "fixtures" / "minimal.yaml"
+    text = entry.read_text(encoding="utf-8") + "notes:   n" + last
+    entry.write_bytes(text.replace("\n", ending).encode())
+
+    result = run("fmt", "--root", str(kb), "--diff", str(entry))
+
+    assert result.exit_code == 1
+    patch = kb / "fmt.patch"
+    patch.write_bytes(result.stdout_bytes)
+    subprocess.run(["git", "apply", "--check", patch.name], cwd=kb, check=True)
+    subprocess.run(["git", "apply", patch.name], cwd=kb, check=True)
+    assert run("fmt", "--root", str(kb), "--check", str(entry)).exit_code == 0
+
+
 def test_diff_lines_quoting_a_file_are_never_workflow_commands(kb: Path) -> None:
     """A diff shows the file's own lines as context, after a space that GitHub's runner
     strips before it looks for `::`; its older `##[` it takes anywhere in a line."""

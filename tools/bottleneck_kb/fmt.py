@@ -90,13 +90,18 @@ class Formatted:
         return self.before != self.after
 
     def diff(self) -> str:
+        """A unified diff that `git apply` takes: lines are split at line feeds only (a CRLF
+        line keeps its carriage return, as git shows it), and a last line without one is
+        marked as git marks it."""
+        lines = difflib.unified_diff(
+            io.StringIO(self.before, newline="\n").readlines(),
+            io.StringIO(self.after, newline="\n").readlines(),
+            f"a/{self.display}",
+            f"b/{self.display}",
+        )
         return "".join(
-            difflib.unified_diff(
-                self.before.splitlines(keepends=True),
-                self.after.splitlines(keepends=True),
-                f"a/{self.display}",
-                f"b/{self.display}",
-            )
+            line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n"
+            for line in lines
         )
 
 
