@@ -782,6 +782,21 @@ def test_tabs_between_tokens_become_spaces_and_tabs_in_text_stay() -> None:
     )
 
 
+def test_comment_lines_after_block_scalars_stay_out_of_their_text() -> None:
+    """Lines moved to the end of the mapping after a reordering, or written deeper than the
+    prose's new indentation, were read as the prose's text: "a bug in kb fmt"."""
+    moved = "notes: >-\n  Text.\nid: x/a\n  # last\n"
+    deeper = (
+        "id: x/a\narithmetic_intensity:\n    summary: >-\n      Text.\n     # one\n     # two\n"
+    )
+
+    assert formatted(moved) == f"{ENTRY_LINE}\nid: x/a\nnotes: >-\n  Text.\n# last\n"
+    assert formatted(deeper) == (
+        f"{ENTRY_LINE}\nid: x/a\narithmetic_intensity:\n"
+        "  summary: >-\n    Text.\n  # one\n  # two\n"
+    )
+
+
 def test_a_comment_after_a_list_items_block_indicator_is_kept() -> None:
     """ruamel dropped it, and with it every other comment of the list; the lost-comment guard
     took it for the scalar's text."""

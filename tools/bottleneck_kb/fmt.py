@@ -409,6 +409,20 @@ class _Emitter(Emitter):
             return False
         return bool(super().write_pre_comment(event))
 
+    def write_post_comment(self, event: Any) -> bool:
+        comment = event.comment[0]
+        if isinstance(event, ScalarEvent) and event.style in ("|", ">") and comment is not None:
+            # Comment lines after a block scalar as deep as its text would be read as text:
+            # ruamel moves the first one a column out, and leaves the others (and those moved
+            # here from elsewhere) as deep as they were written. They go to the column of the
+            # scalar's key or dash.
+            outside = max((self.indent or 0) - 2, 0)
+            comment.column = min(comment.column, outside)
+            comment.value = re.sub(
+                f"^[ \t]{{{outside + 1},}}(?=#)", " " * outside, comment.value, flags=re.MULTILINE
+            )
+        return bool(super().write_post_comment(event))
+
     def write_folded(self, text: Any, comment: Any) -> None:
         super().write_folded(text, comment)
         # ruamel ends the last line only after a character other than a space: a comment
