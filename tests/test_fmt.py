@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import os
+import re
 import stat
 import subprocess
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +121,22 @@ def test_a_wrong_schema_line_is_replaced_and_a_missing_one_added() -> None:
     wrong = "# yaml-language-server: $schema=elsewhere.json\nid: x/a\n"
     assert formatted(wrong) == f"{ENTRY_LINE}\nid: x/a\n"
     assert formatted("id: x/a\n") == f"{ENTRY_LINE}\nid: x/a\n"
+
+
+def test_what_a_schema_line_says_after_the_schema_is_kept() -> None:
+    text = "# yaml-language-server: $schema=old.json  # reviewed by A. Author\nid: x/a\n"
+    assert formatted(text) == f"{ENTRY_LINE}\n# reviewed by A. Author\nid: x/a\n"
+
+
+def test_a_schema_line_below_the_first_goes_and_positions_still_count_it() -> None:
+    """It stayed, so the file named two schemas, the first of them stale."""
+    text = "# hi\n# yaml-language-server: $schema=old.json\nid: x/a\n"
+    assert formatted(text) == f"{ENTRY_LINE}\n# hi\nid: x/a\n"
+
+    flow_comment = f"{text}scales_with:\n  - {{name: k_x, range: [1, # why\n    2]}}\n"
+    with pytest.raises(fmt._Refused) as refused:
+        formatted(flow_comment)
+    assert (refused.value.diagnostic.line, refused.value.diagnostic.col) == (5, 28)
 
 
 def test_without_a_schema_folder_the_first_line_is_left_alone() -> None:
@@ -258,6 +277,43 @@ def test_fold_positions_fill_greedily_and_leave_a_long_word_alone() -> None:
     assert fold_positions("aa  bb cc", 4) == [6]  # never at a double space
 
 
+def test_folded_prose_with_a_line_that_ends_in_a_space_is_refilled_within_the_width() -> None:
+    """The author's break after a space was kept, but the emitter cannot break beside another
+    space, so it wrote one line of 177 columns, which the next run refilled."""
+    words = " ".join(["word"] * 18)
+    text = f"id: x/a\nnotes: >-\n  {words} \n  {words}\n"
+    assert fold_positions(f"{words}  {words}", 100, [len(words) + 1]) == [100]
+
+    once = formatted(text)
+
+    assert data_of(once) == data_of(text)
+    assert max(len(line) for line in once.splitlines()) <= fmt.WIDTH
+    assert formatted(once) == once
+
+
+class _CountedReads(list[int]):
+    """A list that counts the items read from it."""
+
+    reads = 0
+
+    def __iter__(self) -> Iterator[int]:
+        for item in super().__iter__():
+            self.reads += 1
+            yield item
+
+
+def test_fold_positions_read_each_written_break_a_bounded_number_of_times() -> None:
+    """Every written break was read for every line: notes of 60,000 short paragraphs (within
+    the file size limit) took minutes."""
+    paragraphs = 2000
+    text = "\n".join(f"w{n} x" for n in range(paragraphs))
+    breaks = [space.start() for space in re.finditer(" ", text)]
+    written = _CountedReads(breaks)
+
+    assert fold_positions(text, 100, written) == breaks
+    assert written.reads <= 2 * paragraphs
+
+
 def _repository_files() -> list[tuple[str, Path]]:
     files = [(schemas.ENTRY, p) for p in discover(REPOSITORY, "entries")]
     files += [(schemas.HARDWARE, p) for p in discover(REPOSITORY, "hardware")]
@@ -393,6 +449,22 @@ def test_generated_entries_keep_their_data_and_comments_and_format_idempotently(
             key = written[index + 1].strip(" -").split(":")[0]
             assert lines[at + 1].strip(" -").startswith(f"{key}:"), (comment, text, once)
     assert all(line == line.rstrip() for line in lines)
+
+
+flow_strings = st.text(st.sampled_from(list(":?-,[]{}#&*!|>'\"%@`~ x")), min_size=1, max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(flow_strings, st.sampled_from(["[{}]", "[a, {}]", "{{b: {}}}", "{{{}: b}}", "{{b: [{}]}}"]))
+def test_strings_in_flow_collections_keep_their_data(text: str, collection: str) -> None:
+    """A string that starts with `:` or `?` was written plain in a flow collection, where the
+    loader does not read it: "a bug in kb fmt" on a file kb check accepts."""
+    written = f"id: x/a\nnotes: {collection.format(json.dumps(text))}\n"
+    before, _ = load(written.encode(), "x.yaml")
+    if before is None:
+        return
+
+    assert same_data(data_of(formatted(written)), before.data)
 
 
 def test_several_processes_format_and_refuse_as_one_does(tmp_path: Path, forked: list[int]) -> None:
@@ -564,6 +636,26 @@ def test_diff_shows_a_unified_diff(kb: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(("ending", "last"), [("\r\n", "\n"), ("\n", "")])
+def test_the_diff_applies_to_a_crlf_file_and_one_without_a_last_line_feed(
+    ending: str, last: str, kb: Path
+) -> None:
+    """The diff of a CRLF file showed each carriage return as `\\r`, and one of a file whose
+    last line had no line feed ran that line into the next: `git apply` took neither."""
+    entry = kb / "entries" / "fixtures" / "minimal.yaml"
+    text = entry.read_text(encoding="utf-8") + "notes:   n" + last
+    entry.write_bytes(text.replace("\n", ending).encode())
+
+    result = run("fmt", "--root", str(kb), "--diff", str(entry))
+
+    assert result.exit_code == 1
+    patch = kb / "fmt.patch"
+    patch.write_bytes(result.stdout_bytes)
+    subprocess.run(["git", "apply", "--check", patch.name], cwd=kb, check=True)
+    subprocess.run(["git", "apply", patch.name], cwd=kb, check=True)
+    assert run("fmt", "--root", str(kb), "--check", str(entry)).exit_code == 0
+
+
 def test_diff_lines_quoting_a_file_are_never_workflow_commands(kb: Path) -> None:
     """A diff shows the file's own lines as context, after a space that GitHub's runner
     strips before it looks for `::`; its older `##[` it takes anywhere in a line."""
@@ -673,6 +765,16 @@ def test_what_check_accepts_fmt_formats_without_changing_it(notes: str, kb: Path
     assert run("fmt", "--root", str(kb), "--check", str(entry)).exit_code == 0
 
 
+def test_a_comment_after_folded_prose_that_ends_in_spaces_stays_a_comment() -> None:
+    """ruamel wrote the comment onto the prose's last line, into its text, and kb fmt refused
+    the file as "a bug in kb fmt"."""
+    text = "id: x/a\nnotes: >-\n  Text.   \n# a comment\n"
+    reordered = "notes: >-\n  Text.   \n# before id\nid: x/a\n"
+
+    assert formatted(text) == f"{ENTRY_LINE}\n{text}"
+    assert formatted(reordered) == f"{ENTRY_LINE}\n# before id\nid: x/a\nnotes: >-\n  Text.   \n"
+
+
 def test_file_names_are_shown_escaped(kb: Path) -> None:
     """A file name may hold any byte but `/`: a pull request can name a file with a terminal
     escape sequence."""
@@ -726,6 +828,37 @@ def test_tabs_between_tokens_become_spaces_and_tabs_in_text_stay() -> None:
         "notes: >-\n"
         "  tab\there\n"
     )
+
+
+def test_comment_lines_after_block_scalars_stay_out_of_their_text() -> None:
+    """Lines moved to the end of the mapping after a reordering, or written deeper than the
+    prose's new indentation, were read as the prose's text: "a bug in kb fmt"."""
+    moved = "notes: >-\n  Text.\nid: x/a\n  # last\n"
+    deeper = (
+        "id: x/a\narithmetic_intensity:\n    summary: >-\n      Text.\n     # one\n     # two\n"
+    )
+
+    assert formatted(moved) == f"{ENTRY_LINE}\nid: x/a\nnotes: >-\n  Text.\n# last\n"
+    assert formatted(deeper) == (
+        f"{ENTRY_LINE}\nid: x/a\narithmetic_intensity:\n"
+        "  summary: >-\n    Text.\n  # one\n  # two\n"
+    )
+
+
+def test_a_comment_after_a_list_items_block_indicator_is_kept() -> None:
+    """ruamel dropped it, and with it every other comment of the list; the lost-comment guard
+    took it for the scalar's text."""
+    text = "id: x/a\nworkarounds:\n  - |- # keep me\n    x\n  - >- # and me\n    y\n  - z # eol\n"
+
+    assert formatted(text) == f"{ENTRY_LINE}\n{text}"
+
+
+def test_a_tab_between_a_block_indicator_and_its_comment_becomes_a_space() -> None:
+    """libyaml's span of a block scalar starts at its indicator, so the tab after it was taken
+    for the scalar's text and kept, and ruamel refused the file."""
+    text = "id: x/a\nnotes: >-\t# from the datasheet\n  Text.\n"
+
+    assert formatted(text) == f"{ENTRY_LINE}\nid: x/a\nnotes: >- # from the datasheet\n  Text.\n"
 
 
 def test_folded_prose_with_a_line_that_starts_with_a_tab_is_kept_literally() -> None:

@@ -51,7 +51,9 @@ CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: paragraph separators (many viewers break lines at them), bidirectional marks, embeddings,
 #: overrides and isolates (they reorder text on screen), and zero-width characters.
 _INVISIBLE = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
-_UNSAFE_IN_TEXT = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
+#: A carriage return that ends a line (CRLF) is kept: a diff of a CRLF file shows it, as git
+#: does, or the patch would not apply.
+_UNSAFE_IN_TEXT = re.compile(f"\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_INVISIBLE}]")
 #: The same and a line feed: a line of output that quotes a file must stay one line (a CI log
 #: runs a line that starts with `::` as a workflow command).
 _UNSAFE_IN_A_LINE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f{_INVISIBLE}]")
@@ -77,9 +79,9 @@ def _inert(match: re.Match[str]) -> str:
 
 
 def printable(text: str) -> str:
-    """`text`, lines kept, with every control and invisible character shown as an escape
-    (`\\x1b`, `\\u202e`), and no line a CI runner would take for a command: for output of
-    several lines, such as a diff."""
+    """`text`, lines kept (CRLF ones too), with every other control and invisible character
+    shown as an escape (`\\x1b`, `\\u202e`), and no line a CI runner would take for a command:
+    for output of several lines, such as a diff."""
     return _COMMAND.sub(_inert, _UNSAFE_IN_TEXT.sub(_escape, text))
 
 

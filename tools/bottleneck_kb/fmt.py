@@ -36,6 +36,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.emitter import Emitter
 from ruamel.yaml.error import CommentMark, MarkedYAMLError, YAMLError
+from ruamel.yaml.events import ScalarEvent
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarfloat import ScalarFloat
 from ruamel.yaml.scalarstring import (
@@ -58,7 +59,7 @@ from .source.scalars import LEADING_ZERO, OCTAL, YAML11_FLOAT, portable_number
 
 #: Folded prose is wrapped to lines of at most this many columns (a longer word stands alone).
 WIDTH = 100
-#: What a schema line starts with; any such first line is replaced by the right one.
+#: What a schema line starts with; every such comment line makes way for the right one, first.
 SCHEMA_LINE_START = "# yaml-language-server:"
 
 _INT_TAG = "tag:yaml.org,2002:int"
@@ -67,6 +68,9 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 _BLOCK_SCALARS = (FoldedScalarString, LiteralScalarString)
 _COMMENT_INDENT = re.compile(r"^[ \t]*#", re.MULTILINE)
+_BLOCK_INDICATORS = re.compile(r"[|>][-+0-9]*")
+_SCHEMA_LINE = re.compile(re.escape(SCHEMA_LINE_START) + r"[ \t]*(?:\$schema=\S*)?[ \t]*(.*)")
+_NOT_FLOW_PLAIN_IN_YAML11 = re.compile(r"^[?:]|:\?")
 # PyYAML's resolver reads plain scalars as YAML 1.1 does (`yes`, `1_000`, `12:30`).
 _resolve_yaml11: Callable[[Any, str, tuple[bool, bool]], str] = yaml.resolver.Resolver().resolve
 _MAX_SCHEMA_DEPTH = 16
@@ -86,13 +90,18 @@ class Formatted:
         return self.before != self.after
 
     def diff(self) -> str:
+        """A unified diff that `git apply` takes: lines are split at line feeds only (a CRLF
+        line keeps its carriage return, as git shows it), and a last line without one is
+        marked as git marks it."""
+        lines = difflib.unified_diff(
+            io.StringIO(self.before, newline="\n").readlines(),
+            io.StringIO(self.after, newline="\n").readlines(),
+            f"a/{self.display}",
+            f"b/{self.display}",
+        )
         return "".join(
-            difflib.unified_diff(
-                self.before.splitlines(keepends=True),
-                self.after.splitlines(keepends=True),
-                f"a/{self.display}",
-                f"b/{self.display}",
-            )
+            line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n"
+            for line in lines
         )
 
 
@@ -165,7 +174,7 @@ def format_file(path: Path, root: Path) -> tuple[Formatted | None, list[Diagnost
 
 def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) -> str:
     """The canonical text of the file `raw` of `kind`, starting with `schema_line` (in place of
-    any first line naming a schema) unless that is None.
+    any comment line naming a schema) unless that is None.
 
     Raises _Refused when the file does not load, or when its data would change.
     """
@@ -178,10 +187,9 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
     first_line, newline, _ = document.text.partition("\n")
     ending = "\r\n" if newline and first_line.endswith("\r") else "\n"
     text = document.text.replace("\r\n", "\n").replace("\r", "\n")
-    first, _, rest = text.partition("\n")
-    skipped = 0
-    if schema_line is not None and first.startswith(SCHEMA_LINE_START):
-        text, skipped = rest, 1
+    removed: list[int] = []
+    if schema_line is not None:
+        text, removed = _without_schema_lines(text)
     yaml_rt = _round_trip()
     try:
         tree = yaml_rt.load(_without_separating_tabs(text))
@@ -189,7 +197,7 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
         line, col, said = 1, 1, str(exc)
         if isinstance(exc, MarkedYAMLError):
             mark = exc.problem_mark
-            line, col = (mark.line + 1 + skipped, mark.column + 1) if mark else (1, 1)
+            line, col = (_line_before(removed, mark.line + 1), mark.column + 1) if mark else (1, 1)
             said = exc.problem or exc.context or said
         raise _Refused(
             error(SYNTAX, display, line, col, f"cannot be formatted: {said}".splitlines()[0])
@@ -206,7 +214,7 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
         result = f"{body}\n" if schema_line is None else f"{schema_line}\n{body}\n"
         written, _ = load(result.encode("utf-8"), display)
         if written is not None and same_data(written.data, document.data):
-            _refuse_lost_comments(text, body, skipped, display)
+            _refuse_lost_comments(text, body, removed, display)
             return result.replace("\n", ending)
     raise _Refused(
         error(
@@ -221,13 +229,22 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
 
 
 def _scalar_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of every scalar libyaml reads in `text`, in order."""
+    """(start, end) offsets of every scalar libyaml reads in `text`, in order. A block
+    scalar's are two: its indicators (`>-`) and its lines; what follows the indicators on their
+    line (white space, a comment) is not the scalar's, though libyaml's span holds it."""
     spans: list[tuple[int, int]] = []
     parser = CParser(text)
     try:
         while not isinstance(token := parser.get_token(), yaml.StreamEndToken):
             if isinstance(token, yaml.ScalarToken):
-                spans.append((token.start_mark.index, token.end_mark.index))
+                start, end = token.start_mark.index, token.end_mark.index
+                if token.style in ("|", ">"):
+                    indicators = _BLOCK_INDICATORS.match(text, start)
+                    assert indicators is not None  # libyaml's span starts at `|` or `>`
+                    spans.append((start, indicators.end()))
+                    line_end = text.find("\n", start, end)
+                    start = end if line_end < 0 else line_end + 1
+                spans.append((start, end))
     finally:
         parser.dispose()
     return spans
@@ -268,7 +285,46 @@ def _without_separating_tabs(text: str) -> str:
     return "".join(chars)
 
 
-def _refuse_lost_comments(before: str, after: str, skipped: int, display: str) -> None:
+def _without_schema_lines(text: str) -> tuple[str, list[int]]:
+    """`text` without the comment lines that name a schema (the right one is written first,
+    and a second would be stale), and the numbers of the lines taken out. What such a line
+    says after the schema is kept, as a comment line in its place."""
+    pieces: list[str] = []
+    removed: list[int] = []
+    done = line = 0  # the text is copied, and its lines counted, up to `done`
+    for comment, offset in _comments(text):
+        line_start = text.rfind("\n", 0, offset) + 1
+        if not comment.startswith(SCHEMA_LINE_START) or text[line_start:offset].strip(" \t"):
+            continue
+        pieces.append(text[done:line_start])
+        line += text.count("\n", done, line_start)
+        line_end = text.find("\n", offset)
+        line_end = len(text) if line_end < 0 else line_end
+        said = _SCHEMA_LINE.fullmatch(comment)
+        assert said is not None  # any text matches after the start
+        extra = said.group(1)
+        if extra:
+            pieces.append(text[line_start:offset] + (extra if extra[0] == "#" else f"# {extra}"))
+            done = line_end
+        else:
+            removed.append(line + 1)
+            done = line_end + 1
+            line += 1
+    pieces.append(text[done:])
+    return "".join(pieces), removed
+
+
+def _line_before(removed: list[int], line: int) -> int:
+    """The number that `line` of a text had before the lines numbered `removed` (in order)
+    were taken out of it."""
+    for number in removed:
+        if number > line:
+            break
+        line += 1
+    return line
+
+
+def _refuse_lost_comments(before: str, after: str, removed: list[int], display: str) -> None:
     """Refuse the formatting if a comment of `before` is not in `after`: ruamel keeps most
     comments, but drops some (one inside a flow list), and what a user wrote is not lost."""
     kept = collections.Counter(comment for comment, _ in _comments(after))
@@ -281,7 +337,7 @@ def _refuse_lost_comments(before: str, after: str, skipped: int, display: str) -
             error(
                 SYNTAX,
                 display,
-                line + skipped,
+                _line_before(removed, line),
                 col,
                 f"cannot be formatted without losing the comment {comment!r}",
                 "move the comment to a line of its own, above the key it explains",
@@ -348,11 +404,48 @@ class _Emitter(Emitter):
     writing the characters the loader refuses raw (bidirectional overrides, zero-width ones)
     as the escapes they were read from: ruamel writes them raw, in any style."""
 
+    def analyze_scalar(self, scalar: Any) -> Any:
+        analysis = super().analyze_scalar(scalar)
+        # YAML 1.2 lets a plain scalar in a flow collection start with `?` or `:` before a
+        # non-space, and hold `:?`; libyaml, and so the loader, reads YAML 1.1, which does not.
+        if _NOT_FLOW_PLAIN_IN_YAML11.search(scalar):
+            analysis.allow_flow_plain = False
+        return analysis
+
     def choose_scalar_style(self) -> Any:
         if self.event.value is not None and INVISIBLE.search(self.event.value):
             return '"'  # only double quotes can hold escapes
         style = super().choose_scalar_style()
         return '"' if style == "'" else style
+
+    def write_pre_comment(self, event: Any) -> bool:
+        # A block scalar's own comment (a string, not a comment line above it) is written
+        # after its indicator; as a list item ruamel takes it for the lines above the item.
+        comments = event.comment[1] if isinstance(event, ScalarEvent) and event.comment else None
+        if comments and all(isinstance(comment, str) for comment in comments):
+            return False
+        return bool(super().write_pre_comment(event))
+
+    def write_post_comment(self, event: Any) -> bool:
+        comment = event.comment[0]
+        if isinstance(event, ScalarEvent) and event.style in ("|", ">") and comment is not None:
+            # Comment lines after a block scalar as deep as its text would be read as text:
+            # ruamel moves the first one a column out, and leaves the others (and those moved
+            # here from elsewhere) as deep as they were written. They go to the column of the
+            # scalar's key or dash.
+            outside = max((self.indent or 0) - 2, 0)
+            comment.column = min(comment.column, outside)
+            comment.value = re.sub(
+                f"^[ \t]{{{outside + 1},}}(?=#)", " " * outside, comment.value, flags=re.MULTILINE
+            )
+        return bool(super().write_post_comment(event))
+
+    def write_folded(self, text: Any, comment: Any) -> None:
+        super().write_folded(text, comment)
+        # ruamel ends the last line only after a character other than a space: a comment
+        # that follows folded prose ending in spaces would be written onto it, into the text.
+        if self.column:
+            self.write_line_break()
 
     def write_double_quoted(self, text: Any, split: Any = True) -> None:
         if not INVISIBLE.search(text):
@@ -433,6 +526,7 @@ def _canonical(
         for index, value in enumerate(node):
             above = _Lead(node.ca.items, index, _ABOVE_ITEM, indent)
             node[index] = _canonical(value, items, root, indent + 2, above)
+            _keep_header_comment(node, index)
         return node
     if isinstance(node, FoldedScalarString):
         if "\n\t" in str(node):
@@ -448,6 +542,18 @@ def _canonical(
     if isinstance(node, str):
         return str(node) if plain_reads_back(node) else DoubleQuotedScalarString(node)
     return node
+
+
+def _keep_header_comment(sequence: CommentedSeq, index: int) -> None:
+    """ruamel reads the comment after a list item's block indicator (`- >- # why`) into the
+    record of the lines above the item, as a string, where its representer trips on it (and
+    drops every comment of the list) and its emitter never writes it. On the scalar it is
+    written after the indicator, as it is for a mapping's value."""
+    record = sequence.ca.items.get(index)
+    value = sequence[index]
+    if record and record[1] and isinstance(record[1][0], str) and isinstance(value, _BLOCK_SCALARS):
+        value.comment = record[1][0]  # type: ignore[union-attr]  # a slot ruamel leaves untyped
+        record[1] = None
 
 
 #: The slots of ruamel's comment records that hold the lines above a value: a mapping's key
@@ -643,12 +749,21 @@ def fold_positions(text: str, width: int, written: Sequence[int] = ()) -> list[i
     author's lines stay as they are. One with a longer line is refilled, greedily, at single
     spaces between words (the only places a folded scalar can break without changing its
     text); a word longer than the width stands alone. A more-indented line is left whole.
+    A written break beside another space (a line that ended in a space) cannot be kept, so it
+    does not count: kept, the emitter would join the lines into one too long.
     """
     positions: list[int] = []
+    # Sorted once and cut per line by bisection: a scan of every break for every line took
+    # minutes on notes of many short paragraphs.
+    breaks = sorted(written)
     start = 0
     for line in text.split("\n"):
         end = start + len(line)
-        kept = [p for p in written if start < p < end]
+        kept = [
+            p
+            for p in breaks[bisect.bisect_right(breaks, start) : bisect.bisect_left(breaks, end)]
+            if _breakable(text, p)
+        ]
         edges = [start - 1, *kept, end]
         if all(b - a - 1 <= width for a, b in itertools.pairwise(edges)):
             positions += kept
@@ -662,7 +777,7 @@ def _refill(text: str, start: int, end: int, width: int) -> list[int]:
     positions = []
     line_start, last = start, -1
     for index in range(start + 1, end - 1):
-        if text[index] != " " or text[index - 1].isspace() or text[index + 1].isspace():
+        if not _breakable(text, index):
             continue
         if index - line_start > width and last > line_start:
             positions.append(last)
@@ -671,3 +786,14 @@ def _refill(text: str, start: int, end: int, width: int) -> list[int]:
     if end - line_start > width and last > line_start:
         positions.append(last)
     return positions
+
+
+def _breakable(text: str, index: int) -> bool:
+    """Whether folded prose can break at `index`: ruamel's representer takes a break only at
+    a single space between two other characters."""
+    return (
+        0 < index < len(text) - 1
+        and text[index] == " "
+        and not text[index - 1].isspace()
+        and not text[index + 1].isspace()
+    )
