@@ -466,6 +466,18 @@ def test_paths_open_from_where_kb_runs(
     sarif = json.loads(run("check", "--root", "perf", "--format", "sarif").output)
     location = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "perf/entries/fixtures/minimal.yaml"
+    # A file in another knowledge base, named from here: by its whole path, not prefixed.
+    other = top / "other" / "entries" / "fixtures" / "minimal.yaml"
+    other.parent.mkdir(parents=True)
+    other.write_text(MINIMAL_ENTRY, encoding="utf-8")
+    two = run("check", "perf/entries/fixtures/minimal.yaml", "other/entries/fixtures/minimal.yaml")
+    assert f"{other.as_posix()}:1:1: KB011 is outside the repository" in two.output.splitlines()
+    # A root named through a link is the same folder.
+    (top / "link").symlink_to(top / "perf", target_is_directory=True)
+    monkeypatch.chdir(top / "perf" / "entries")
+    linked = run("check", "--root", str(top / "link"))
+    assert f"\nfixtures/minimal.yaml{said}" in "\n" + linked.output
+    monkeypatch.chdir(top)
     moved = top / "perf" / "entries" / "fixtures" / "minimal.yaml"
     moved.write_text(moved.read_text(encoding="utf-8") + "\n\n", encoding="utf-8")
     formatted = run("fmt", "--check", "perf/entries")

@@ -28,7 +28,7 @@ DUPLICATE_ID = "KB202"
 
 
 def display_path(path: Path, root: Path) -> str:
-    """The path as the user should see it: relative to the root when inside it."""
+    """The path as the user should see it: relative to the root when inside it, else whole."""
     text, base = str(path), str(root)
     if base == "." and not path.is_absolute():
         return path.as_posix()
@@ -37,7 +37,9 @@ def display_path(path: Path, root: Path) -> str:
     absolute, base = os.path.abspath(text), os.path.abspath(base)
     if absolute.startswith(base + os.sep):
         return absolute[len(base) + 1 :].replace(os.sep, "/")
-    return path.as_posix()
+    # Outside the root, by its whole path: one relative to the current folder would read as
+    # one relative to the root, which paths shown from elsewhere are taken to be.
+    return Path(absolute).as_posix()
 
 
 def shown_from_here(root: Path, here: Path) -> Callable[[str], str] | None:
@@ -47,7 +49,9 @@ def shown_from_here(root: Path, here: Path) -> Callable[[str], str] | None:
     repository that keeps its knowledge base in `perf/`, `perf/entries/x/y.yaml`, which is
     also where CI's annotations must point); as it is when they are the same folder or
     apart (None: nothing to change), and for a whole path (another catalog's file)."""
-    top, at = os.path.abspath(root), os.path.abspath(here)
+    # Real paths: the current folder is one (the system resolves its links), and a root
+    # named through a link is the same folder.
+    top, at = os.path.realpath(root), os.path.realpath(here)
     if at == top or not (at.startswith(top + os.sep) or top.startswith(at + os.sep)):
         return None
 
