@@ -261,6 +261,18 @@ def test_staged_checks_what_the_commit_changes_deletions_included(repository: Pa
     )
 
 
+def test_staged_says_a_file_the_commit_deletes_but_the_disk_keeps(repository: Path) -> None:
+    """`git rm --cached` of a device: kb read it from disk, and the hook passed a commit whose
+    tree fails."""
+    git(repository, "rm", "-q", "--cached", H100)
+    code, output = run("--root", str(repository), "--staged")
+    assert code == 1
+    assert output.splitlines()[-1] == (
+        f"kb: {H100} is deleted by this commit but kept on disk, where kb reads it: delete it, "
+        "or stage it again"
+    )
+
+
 def test_staged_before_the_first_commit_checks_every_staged_file(base: Path) -> None:
     git(base, "init", "-q", "-b", "main")
     git(base, "add", MINIMAL)

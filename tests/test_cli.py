@@ -367,7 +367,18 @@ def test_kb_schema_prints_what_a_knowledge_base_publishes_for_editors(kb_root: P
     assert stale.output.splitlines()[:2] == [
         "schema/entry.schema.json:1:1: KB020 warning: is not the entry schema this kb checks "
         "with: editors offer what kb check refuses",
-        "    hint: write it again: kb schema entry > schema/entry.schema.json",
+        "    hint: write it again, from the knowledge base's root: kb schema entry > "
+        "schema/entry.schema.json",
+    ]
+    # Not read through a link out of the repository, nor nested past Python's stack.
+    (published / "hardware.schema.json").unlink()
+    (published / "hardware.schema.json").symlink_to("/etc/hostname")
+    (published / "entry.schema.json").write_text("[" * 100_000, encoding="utf-8")
+    hostile = run("check", "--root", str(kb_root), "--strict", "--select", "KB020")
+    assert hostile.exit_code == 1
+    assert [line.split(": KB")[0] for line in hostile.output.splitlines()[:-1:2]] == [
+        "schema/entry.schema.json:1:1",
+        "schema/hardware.schema.json:1:1",
     ]
     unknown = run("schema", "export")
     assert (unknown.exit_code, unknown.stderr.splitlines()[-1]) == (

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from bottleneck_kb import fmt, schemas
 from bottleneck_kb.cli import main
-from bottleneck_kb.fmt import fold_positions, format_paths, format_text, same_data
+from bottleneck_kb.fmt import Formatted, fold_positions, format_paths, format_text, same_data
 from bottleneck_kb.kb import discover
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.source import load
@@ -868,3 +868,13 @@ def test_folded_prose_with_a_line_that_starts_with_a_tab_is_kept_literally() -> 
 
     assert formatted(text) == f"{ENTRY_LINE}\nid: x/a\nnotes: |-\n  Test.\n  \tTabbed.\n"
     assert data_of(formatted(text))["notes"] == "Test.\n\tTabbed."
+
+
+def test_a_diffs_header_names_the_file_on_one_line() -> None:
+    """A line break in a file's name ended the header, and started a line of its own."""
+    changed = Formatted(Path("x"), "entries/gemm/a\n::error::x.yaml", "a: 1\n", "a: 2\n")
+    header = changed.diff().splitlines()[:2]
+    assert header == [
+        "--- a/entries/gemm/a\\n::error::x.yaml",
+        "+++ b/entries/gemm/a\\n::error::x.yaml",
+    ]

@@ -51,9 +51,10 @@ def _root(given: Path | None, paths: tuple[Path, ...] = ()) -> Path:
     )
 
 
-def _catalog_args(catalog: Path | None) -> list[str]:
-    """The --catalog option that a command suggested to the user must repeat."""
-    return [] if catalog is None else ["--catalog", str(catalog)]
+def _again_args(root: Path | None, catalog: Path | None) -> list[str]:
+    """The --root and --catalog options that a command suggested to the user must repeat."""
+    given = (("--root", root), ("--catalog", catalog))
+    return [part for option, value in given if value is not None for part in (option, str(value))]
 
 
 def _shown_here(base: Path, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -264,8 +265,8 @@ def check(
     internal error.
     """
     from .check import check as run_check
-    from .diagnostics import INTERNAL
-    from .kb import ChangedFilesError, changed_paths, staged_paths
+    from .diagnostics import INTERNAL, one_line
+    from .kb import ChangedFilesError, changed_paths, display_path, shown_from_here, staged_paths
     from .report import render
 
     # Codes are printed in upper case; `kb406` typed from memory means the same rule.
@@ -297,7 +298,14 @@ def check(
     click.echo(render(CHECK, output_format, result), nl=False)
     if any(d.code == INTERNAL for d in result.diagnostics):
         sys.exit(2)
-    sys.exit(1 if result.errors or (strict and result.warnings) else 0)
+    # kb reads files from disk: one the commit deletes but the disk keeps (`git rm --cached`)
+    # is checked as if the commit held it, and what depends on it would pass unseen.
+    kept = [p for p in removed if staged and (p.exists() or p.is_symlink())]
+    for path in kept:
+        shown = (shown_from_here(base, Path.cwd()) or str)(display_path(path, base))
+        said = f"kb: {shown} is deleted by this commit but kept on disk, where kb reads it"
+        click.echo(one_line(f"{said}: delete it, or stage it again"), err=True)
+    sys.exit(1 if result.errors or (strict and result.warnings) or kept else 0)
 
 
 def _parse_assignments(values: tuple[str, ...]) -> dict[str, float]:
@@ -396,7 +404,7 @@ def eval_command(
         for d in refused:
             click.echo(located_line(d), err=True)
         errors = f"{len(refused)} error{'s' if len(refused) > 1 else ''}"
-        again = shlex.join(["kb", "check", refused[0].path, *_catalog_args(catalog)])
+        again = shlex.join(["kb", "check", refused[0].path, *_again_args(root, catalog)])
         said = f"kb check refuses {entry_id}: {errors}, above ({again} gives hints)"
         click.echo(one_line(said), err=True)
         sys.exit(1)

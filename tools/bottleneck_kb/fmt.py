@@ -49,7 +49,7 @@ from yaml._yaml import CParser
 
 from . import schemas
 from .atomic import written_beside
-from .diagnostics import INTERNAL, Diagnostic, error, sorted_diagnostics
+from .diagnostics import INTERNAL, Diagnostic, error, one_line, sorted_diagnostics
 from .kb import ENTRIES, HARDWARE, display_path, guarded, named_files
 from .parallel import map_items
 from .source import MAX_FILE_BYTES, SYNTAX, load, read_file
@@ -96,8 +96,8 @@ class Formatted:
         lines = difflib.unified_diff(
             io.StringIO(self.before, newline="\n").readlines(),
             io.StringIO(self.after, newline="\n").readlines(),
-            f"a/{self.display}",
-            f"b/{self.display}",
+            f"a/{one_line(self.display)}",  # a name's line break would end the header
+            f"b/{one_line(self.display)}",
         )
         return "".join(
             line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n"

@@ -566,12 +566,19 @@ def staged_paths(root: Path) -> tuple[list[Path], list[Path]]:
     """The files of `root` staged for commit (git's index against HEAD, or against nothing
     before the first commit): those that exist, and those the commit deletes. pre-commit hands
     a hook only the files that exist, so a deletion alone would check nothing, and the entries
-    relating to a deleted one would go unchecked. The files are read from disk, as pre-commit
-    leaves them: with unstaged changes set aside."""
+    relating to a deleted one would go unchecked. A file the commit deletes is removed though
+    it stays on disk (`git rm --cached`). Files are read from disk, as pre-commit leaves them
+    (unstaged changes set aside, untracked files in place): an untracked device on disk is
+    still in the catalog, as in a full run of the working tree."""
     _inside_git(root)
-    return _present_and_removed(
-        root, _git(root, "diff", "--cached", "--name-only", "--no-renames", "--relative", "-z")
-    )
+    listed = _git(root, "diff", "--cached", "--name-status", "--no-renames", "--relative", "-z")
+    fields = listed.split("\0")
+    present: list[Path] = []
+    removed: list[Path] = []
+    for status, name in zip(fields[0::2], fields[1::2], strict=False):
+        if name:
+            (removed if status == "D" else present).append(root / name)
+    return present, removed
 
 
 def _inside_git(root: Path) -> None:

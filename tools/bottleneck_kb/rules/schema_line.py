@@ -137,5 +137,6 @@ def published_schema_current(_: list[Summary], context: Context) -> Iterable[Dia
             1,
             1,
             f"is not the {kind} schema this kb checks with: editors offer what kb check refuses",
-            f"write it again: kb schema {kind} > {published_path(kind)}",
+            f"write it again, from the knowledge base's root: kb schema {kind} > "
+            f"{published_path(kind)}",
         )

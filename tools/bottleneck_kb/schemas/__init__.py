@@ -20,7 +20,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..numbers import exact_number
-from ..source import Document
+from ..source import Document, read_file
 
 MISSING_KEY = "KB101"
 UNKNOWN_KEY = "KB102"
@@ -83,10 +83,12 @@ def stale(root: Path, kinds: frozenset[str]) -> frozenset[str]:
     JSON document, or none that reads (a copy from another version of kb, edited by hand)."""
     found = set()
     for kind in kinds:
+        # Read as entries are: not through a link out of the repository, nor past the size
+        # limit, nor a FIFO.
+        raw, _ = read_file(root / published_path(kind), published_path(kind), root)
         try:
-            text = (root / published_path(kind)).read_text(encoding="utf-8")
-            same = json.loads(text) == schema(kind)
-        except (OSError, ValueError):  # unreadable, not UTF-8, not JSON: not the schema
+            same = raw is not None and json.loads(raw) == schema(kind)
+        except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past Python's stack
             same = False
         if not same:
             found.add(kind)
