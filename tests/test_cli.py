@@ -303,9 +303,11 @@ def test_eval_of_an_entry_kb_check_refuses_shows_the_numbers_and_exits_1(
     assert result.stderr.splitlines()[0].startswith(
         f"entries/fixtures/minimal.yaml:{BOUND_BY}:11: KB406 bound_by is compute, but "
     )
+    # A command that runs as it is, from here: the file by its path, and the same --root.
+    entry = broken_root / "entries" / "fixtures" / "minimal.yaml"
     assert result.stderr.splitlines()[-1] == (
         "kb check refuses fixtures/minimal: 1 error, above "
-        "(kb check entries/fixtures/minimal.yaml gives hints)"
+        f"(kb check {entry.absolute()} --root {broken_root} gives hints)"
     )
 
 

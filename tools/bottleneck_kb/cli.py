@@ -373,7 +373,7 @@ def eval_command(
     from .check import check_read, checked_catalog
     from .diagnostics import Severity, located_line, one_line
     from .evaluation import evaluate_entry
-    from .kb import KnowledgeBase, entry_file
+    from .kb import KnowledgeBase, entry_file, shown_from_here
     from .report import render
     from .roofline import Basis
     from .schemas import published
@@ -404,7 +404,12 @@ def eval_command(
         for d in refused:
             click.echo(located_line(d), err=True)
         errors = f"{len(refused)} error{'s' if len(refused) > 1 else ''}"
-        again = shlex.join(["kb", "check", refused[0].path, *_again_args(root, catalog)])
+        # The path as the command line takes it, from the current folder: as shown where that
+        # is the root, inside it or above it; else whole.
+        here = os.path.realpath(Path.cwd())
+        related = shown_from_here(base, Path.cwd()) is not None or here == os.path.realpath(base)
+        given = refused[0].path if related else str(Path(base, entry.path).absolute())
+        again = shlex.join(["kb", "check", given, *_again_args(root, catalog)])
         said = f"kb check refuses {entry_id}: {errors}, above ({again} gives hints)"
         click.echo(one_line(said), err=True)
         sys.exit(1)
