@@ -149,7 +149,7 @@ def covering(
     root: Path,
     paths: Sequence[Path],
     removed: Sequence[Path],
-    catalog_root: Path,
+    own_catalog: bool,
     changed: Sequence[Path] = (),
 ) -> tuple[Coverage, list[Diagnostic]]:
     """The entries a check of `paths` reads, and the files it reports on: those a full run
@@ -165,12 +165,12 @@ def covering(
     folder) is said of it here. A file the user names outside entries/ and hardware/ is
     read as an entry, as asked; `changed` files (kb check --changed-since) are only matched.
     Problems with the named paths (one that does not exist) are returned beside the
-    coverage, with those."""
+    coverage, with those. Devices of hardware/ count only when they are the catalog
+    (`own_catalog`, not kb check --catalog)."""
     problems: list[Diagnostic] = []
     present = existing(root, paths, problems)
     unread: list[Diagnostic] = []
     entries = discover(root, ENTRIES, unread)
-    own_catalog = os.path.realpath(catalog_root) == os.path.realpath(root)
     devices = discover(root, HARDWARE, unread) if own_catalog else []
     every = (*paths, *changed, *removed)
     named = _Named(every)
@@ -285,9 +285,9 @@ def _check(
         every = entry_paths(root, None, diagnostics)
         coverage = Coverage(every, None, every)
     else:
-        coverage, problems = covering(root, paths or (), removed, catalog_root or root, changed)
+        coverage, problems = covering(root, paths or (), removed, read.own, changed)
         diagnostics += problems
-    if catalog_root is not None and os.path.realpath(catalog_root) != os.path.realpath(root):
+    if not read.own:
         given = None if coverage.shown is None else [*(paths or ()), *changed]
         unread = _not_in_the_catalog(root, given, read.folder)
         diagnostics += unread

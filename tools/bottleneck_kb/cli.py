@@ -57,12 +57,19 @@ def _again_args(root: Path | None, catalog: Path | None) -> list[str]:
     return [part for option, value in given if value is not None for part in (option, str(value))]
 
 
+def _path_here(base: Path) -> Callable[[str], str]:
+    """How a path shown from the root reads from the current folder (kb.shown_from_here)."""
+    from .kb import shown_from_here
+
+    return shown_from_here(base, Path.cwd()) or str
+
+
 def _shown_here(base: Path, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The diagnostics with their paths as they open from the current folder."""
     from .kb import shown_from_here
 
     shown = shown_from_here(base, Path.cwd())
-    if shown is None:
+    if shown is None:  # the usual case: nothing to change
         return diagnostics
     return [dataclasses.replace(d, path=shown(d.path)) for d in diagnostics]
 
@@ -266,7 +273,7 @@ def check(
     """
     from .check import check as run_check
     from .diagnostics import INTERNAL, one_line
-    from .kb import ChangedFilesError, changed_paths, display_path, shown_from_here, staged_paths
+    from .kb import ChangedFilesError, changed_paths, display_path, staged_paths
     from .report import render
 
     # Codes are printed in upper case; `kb406` typed from memory means the same rule.
@@ -302,7 +309,7 @@ def check(
     # is checked as if the commit held it, and what depends on it would pass unseen.
     kept = [p for p in removed if staged and (p.exists() or p.is_symlink())]
     for path in kept:
-        shown = (shown_from_here(base, Path.cwd()) or str)(display_path(path, base))
+        shown = _path_here(base)(display_path(path, base))
         said = f"kb: {shown} is deleted by this commit but kept on disk, where kb reads it"
         click.echo(one_line(f"{said}: delete it, or stage it again"), err=True)
     sys.exit(1 if result.errors or (strict and result.warnings) or kept else 0)
@@ -373,7 +380,7 @@ def eval_command(
     from .check import check_read, checked_catalog
     from .diagnostics import Severity, located_line, one_line
     from .evaluation import evaluate_entry
-    from .kb import KnowledgeBase, entry_file, shown_from_here
+    from .kb import KnowledgeBase, entry_file, related_folders
     from .report import render
     from .roofline import Basis
     from .schemas import published
@@ -406,8 +413,7 @@ def eval_command(
         errors = f"{len(refused)} error{'s' if len(refused) > 1 else ''}"
         # The path as the command line takes it, from the current folder: as shown where that
         # is the root, inside it or above it; else whole.
-        here = os.path.realpath(Path.cwd())
-        related = shown_from_here(base, Path.cwd()) is not None or here == os.path.realpath(base)
+        related = related_folders(base, Path.cwd())
         given = refused[0].path if related else str(Path(base, entry.path).absolute())
         again = shlex.join(["kb", "check", given, *_again_args(root, catalog)])
         said = f"kb check refuses {entry_id}: {errors}, above ({again} gives hints)"
@@ -492,13 +498,11 @@ def fmt(
     """
     from .diagnostics import located_line, one_line, printable
     from .fmt import format_paths, write_atomic
-    from .kb import shown_from_here
 
     base = _root(root, paths)
     run = format_paths(base, list(paths) or None, jobs)
-    shown = shown_from_here(base, Path.cwd())
-    if shown is not None:
-        run.formatted = [dataclasses.replace(f, display=shown(f.display)) for f in run.formatted]
+    shown = _path_here(base)
+    run.formatted = [dataclasses.replace(f, display=shown(f.display)) for f in run.formatted]
     for d in _shown_here(base, run.diagnostics):
         click.echo(located_line(d), err=True)
         if d.hint:
@@ -556,7 +560,7 @@ def new(
     knowledge base, and starts one in an existing folder that has none.
     """
     from .diagnostics import one_line
-    from .kb import display_path, shown_from_here
+    from .kb import display_path
     from .scaffold import new_file
     from .schemas import ENTRY, HARDWARE
 
@@ -569,7 +573,7 @@ def new(
     base = root if root is not None else _root(None)
     path = new_file(base, HARDWARE if is_device else ENTRY, identifier, given)
     shown = display_path(path, base)
-    shown = (shown_from_here(base, Path.cwd()) or str)(shown)
+    shown = _path_here(base)(shown)
     click.echo(one_line(f"wrote {shown}; replace each TODO, then run kb check"))
 
 

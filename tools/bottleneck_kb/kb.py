@@ -42,6 +42,15 @@ def display_path(path: Path, root: Path) -> str:
     return Path(absolute).as_posix()
 
 
+def related_folders(root: Path, here: Path) -> bool:
+    """Whether the folder `here` is `root`, inside it or above it: where a path shown from
+    one opens from the other once made relative."""
+    # Real paths: the current folder is one (the system resolves its links), and a root
+    # named through a link is the same folder.
+    top, at = os.path.realpath(root), os.path.realpath(here)
+    return at == top or at.startswith(top + os.sep) or top.startswith(at + os.sep)
+
+
 def shown_from_here(root: Path, here: Path) -> Callable[[str], str] | None:
     """How a path shown from `root` (`entries/x/y.yaml`) is shown to a user in the folder
     `here`, where kb runs: from `here` when one of the two folders holds the other, so that
@@ -49,10 +58,8 @@ def shown_from_here(root: Path, here: Path) -> Callable[[str], str] | None:
     repository that keeps its knowledge base in `perf/`, `perf/entries/x/y.yaml`, which is
     also where CI's annotations must point); as it is when they are the same folder or
     apart (None: nothing to change), and for a whole path (another catalog's file)."""
-    # Real paths: the current folder is one (the system resolves its links), and a root
-    # named through a link is the same folder.
     top, at = os.path.realpath(root), os.path.realpath(here)
-    if at == top or not (at.startswith(top + os.sep) or top.startswith(at + os.sep)):
+    if at == top or not related_folders(root, here):
         return None
 
     def shown(path: str) -> str:
@@ -559,7 +566,14 @@ def changed_paths(root: Path, ref: str) -> tuple[list[Path], list[Path]]:
     base = _git(root, "merge-base", commit.strip(), "HEAD").strip()
     tracked = _git(root, "diff", "--name-only", "--no-renames", "--relative", "-z", base, "--")
     untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
-    return _present_and_removed(root, tracked + untracked)
+    present: list[Path] = []
+    removed: list[Path] = []
+    for name in dict.fromkeys((tracked + untracked).split("\0")):
+        if not name:
+            continue
+        path = root / name
+        (present if path.exists() or path.is_symlink() else removed).append(path)
+    return present, removed
 
 
 def staged_paths(root: Path) -> tuple[list[Path], list[Path]]:
@@ -584,15 +598,3 @@ def staged_paths(root: Path) -> tuple[list[Path], list[Path]]:
 def _inside_git(root: Path) -> None:
     if _run_git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() != "true":
         raise ChangedFilesError(f"{root} is not in a git repository")
-
-
-def _present_and_removed(root: Path, names: str) -> tuple[list[Path], list[Path]]:
-    """The files of git's NUL-separated `names`: those on disk, and those that are gone."""
-    present: list[Path] = []
-    removed: list[Path] = []
-    for name in dict.fromkeys(names.split("\0")):
-        if not name:
-            continue
-        path = root / name
-        (present if path.exists() or path.is_symlink() else removed).append(path)
-    return present, removed
