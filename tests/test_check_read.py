@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.check import EntryChecks, check, check_read
+from bottleneck_kb import check as check_module
+from bottleneck_kb.check import EntryChecks, check, check_read, checked_catalog
 from bottleneck_kb.diagnostics import INTERNAL
 from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.schemas import published
 
 from .conftest import FIXTURES, copy_repository
 
@@ -57,3 +59,25 @@ def test_a_rule_that_breaks_on_an_entry_is_an_internal_error_there_as_in_kb_chec
     assert found == check(root, jobs=1).diagnostics
     assert len(found) == len(kb.entries)
     assert {d.code for d in found} == {INTERNAL}
+
+
+def test_given_the_checked_catalog_it_does_not_judge_the_devices_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kb eval and the site judge the devices first (to evaluate on those that pass): the
+    check of what was read takes that judgement instead of running the device rules again."""
+    root = copy_repository(tmp_path / "kb")
+    device = root / "hardware" / "nvidia-h100-sxm.yaml"
+    device.write_text(device.read_text("utf-8").replace("TB/s", "GB/s", 1), encoding="utf-8")
+    kb = KnowledgeBase.load(root)
+    expected = check_read(kb)
+    checked = checked_catalog(kb.catalog, published(root))
+
+    def judged_again(*_: object) -> None:
+        raise AssertionError("the device rules ran again")
+
+    monkeypatch.setattr(check_module, "_device_findings", judged_again)
+    found = check_read(kb, checked)
+
+    assert any(d.path == "hardware/nvidia-h100-sxm.yaml" for d in checked[1])
+    assert found == expected

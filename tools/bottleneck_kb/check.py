@@ -343,12 +343,16 @@ def _check(
     return CheckResult(sorted_diagnostics(diagnostics), len(files), len(devices))
 
 
-def check_read(kb: KnowledgeBase) -> CheckResult:
+def check_read(
+    kb: KnowledgeBase, checked: tuple[Catalog, list[Diagnostic]] | None = None
+) -> CheckResult:
     """What `kb check` finds in a knowledge base already read, as the site has it: what
-    reading found, then every rule, without reading a file again."""
+    reading found, then every rule, without reading a file again. `checked` is what
+    `checked_catalog` gave for `kb.catalog`, when the caller has it (the device rules then
+    run once)."""
     with _collector_paused():
         published = schemas.published(kb.root)
-        catalog, found_on_devices = checked_catalog(kb.catalog, published)
+        catalog, found_on_devices = checked or checked_catalog(kb.catalog, published)
         diagnostics = [*kb.diagnostics, *found_on_devices]
         checks = EntryChecks.of(catalog, None, published)
         read = {kb.root / entry.path: entry for entry in kb.entries}

@@ -394,7 +394,8 @@ def eval_command(
             click.echo(located_line(d), err=True)
         raise click.ClickException(f"cannot evaluate '{entry_id}': run kb check")
     figures = Basis(measured=basis == "measured", derated=derated)
-    usable, _ = checked_catalog(kb.catalog, published(base))
+    checked = checked_catalog(kb.catalog, published(base))
+    usable = checked[0]
     evaluation = evaluate_entry(
         entry, usable.devices, devices, overrides, basis=figures, broken=usable.broken
     )
@@ -403,7 +404,7 @@ def eval_command(
     # entry claims, and a claim kb check refuses is not to be taken from them unremarked.
     refused = [
         d
-        for d in check_read(kb).diagnostics
+        for d in check_read(kb, checked).diagnostics
         if d.path == entry.path and d.severity is Severity.ERROR
     ]
     if refused:

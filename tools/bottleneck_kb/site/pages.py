@@ -121,13 +121,14 @@ def build_site(root: Path, options: Options) -> Site:
     """Every generated page and asset of the knowledge base at `root`."""
     kb = KnowledgeBase.load(root)
     # The devices kb check judges entries on: not one whose file fails its own rules.
-    catalog, _ = checked_catalog(kb.catalog, published(root))
+    checked = checked_catalog(kb.catalog, published(root))
+    catalog = checked[0]
     devices = sorted(catalog.devices.values(), key=lambda d: d.id)
     entries = sorted(kb.entries, key=lambda e: e.id)
     views = ViewCache(options.cache).views(entries, devices)
     links = Links(options.directory_urls)
     # A page made from an entry kb check fails would show a wrong claim, or be missing.
-    site = Site(diagnostics=check_read(kb).diagnostics)
+    site = Site(diagnostics=check_read(kb, checked).diagnostics)
     failing = {d.path for d in site.diagnostics if d.severity is Severity.ERROR}
     site.diagnostics += [
         error(
