@@ -372,6 +372,12 @@ def test_kb_schema_prints_what_a_knowledge_base_publishes_for_editors(kb_root: P
         "    hint: write it again, from the knowledge base's root: kb schema entry > "
         "schema/entry.schema.json",
     ]
+    # The same keys and values, one key written twice: editors may read either.
+    title = '"title": "Bottleneck KB entry",'
+    twice = schemas.schema_text("entry").replace(title, title + " " + title, 1)
+    assert json.loads(twice) == schemas.schema("entry")
+    (published / "entry.schema.json").write_text(twice, encoding="utf-8")
+    assert run("check", "--root", str(kb_root), "--strict", "--select", "KB020").exit_code == 1
     # Not read through a link out of the repository, nor nested past Python's stack.
     (published / "hardware.schema.json").unlink()
     (published / "hardware.schema.json").symlink_to("/etc/hostname")
