@@ -220,6 +220,7 @@ def test_an_enum_is_the_keys_at_the_address_in_their_order_after_the_annotation(
         ("rows.json#/$defs/a/b", "'rows.json#/$defs/a/b' names nothing"),
         ("rows.json#/listed/2", "'rows.json#/listed/2' names nothing"),
         ("rows.json#/listed/keys", "'rows.json#/listed/keys' names nothing"),
+        ("rows.json#/listed/-1", "'rows.json#/listed/-1' names nothing"),
         ("rows.json#/text/0", "'rows.json#/text/0' names nothing"),
         ("rows.json#/text", "'rows.json#/text' is not a mapping"),
         ("rows.json#listed", "'rows.json#listed': a JSON pointer starts with '/'"),

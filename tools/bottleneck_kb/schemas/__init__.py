@@ -89,7 +89,7 @@ def _with_enums(node: Any) -> Any:
 
 def _keys_at(address: str) -> list[str]:
     """The keys, in order, of the mapping at `address`: a source schema of the package and a
-    JSON pointer (RFC 6901). Nothing there is a mistake in kb's own schemas."""
+    JSON pointer (RFC 6901) into it. No mapping there is a mistake in kb's own schemas."""
     file_name, _, pointer = address.partition("#")
     node: Any = _source(file_name)
     before, *tokens = pointer.split("/")
@@ -98,7 +98,8 @@ def _keys_at(address: str) -> list[str]:
     for token in tokens:
         token = token.replace("~1", "/").replace("~0", "~")
         try:
-            node = node[int(token)] if isinstance(node, list) else node[token]
+            # A list index is digits only: Python's node[-1] would name the last item.
+            node = node[int(token)] if isinstance(node, list) and token.isdigit() else node[token]
         except (LookupError, TypeError, ValueError):
             raise ValueError(f"{ENUM_KEYS_OF}: {address!r} names nothing") from None
     if not isinstance(node, dict):
