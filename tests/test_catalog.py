@@ -4,6 +4,7 @@ and the catalog's devices are the ones the issue lists, each clean under every r
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -137,10 +138,18 @@ def test_parameters_and_their_dimensions_come_from_the_schema() -> None:
     assert model.parameter_dimension("scale_up_domain") is None
 
 
-def test_entry_dtype_enum_is_the_hardware_dtypes_in_order() -> None:
+def test_the_entry_dtypes_are_the_hardware_rows_in_order_and_written_once() -> None:
+    """The entry schema's dtype enum is derived from the hardware schema's peak_flops rows:
+    the package's source names them and holds no list of its own, which would be a second
+    place to edit."""
+    source = json.loads((Path(schemas.__file__).parent / "entry.schema.json").read_bytes())
+    written = source["properties"]["arithmetic_intensity"]["properties"]["dtype"]
+    assert "enum" not in written
+    assert written[schemas.ENUM_KEYS_OF] == "hardware.schema.json#/properties/peak_flops/properties"
     entry = schemas.schema(schemas.ENTRY)
-    enum = entry["properties"]["arithmetic_intensity"]["properties"]["dtype"]["enum"]
-    assert enum == list(model.dtype_traits())
+    derived = entry["properties"]["arithmetic_intensity"]["properties"]["dtype"]["enum"]
+    rows = schemas.schema(schemas.HARDWARE)["properties"]["peak_flops"]["properties"]
+    assert derived == list(rows) == list(model.dtype_traits())
 
 
 def test_every_dtype_declares_its_width_and_whether_it_is_a_tensor_type() -> None:

@@ -314,6 +314,19 @@ def test_completing_a_value_offers_the_allowed_ones(
     assert [i["label"] for i in items] == ENTRY_SCHEMA["properties"]["class"]["enum"]
 
 
+def test_completing_the_dtype_offers_the_hardware_rows_in_order(
+    server: LanguageServer, workspace: Path
+) -> None:
+    """The entry schema's source names the hardware rows; the published copy lists them."""
+    path, text = mutated(server, workspace, "  dtype: bf16\n", "  dtype: \n")
+    server.open(path, text)
+    line, character = position(text, "  dtype: \n", len("  dtype: "))
+    result = server.at("textDocument/completion", path, line, character)
+    items = result["items"] if isinstance(result, dict) else result
+    rows = schemas.schema(schemas.HARDWARE)["properties"]["peak_flops"]["properties"]
+    assert [i["label"] for i in items] == list(rows)
+
+
 def test_device_files_are_mapped_to_the_hardware_schema(
     server: LanguageServer, workspace: Path
 ) -> None:

@@ -3,6 +3,7 @@ validator and the reference validator agree on every file we have."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,15 +35,15 @@ def _properties(node: Any, where: str = "") -> Iterator[tuple[str, dict[str, Any
             yield from _properties(item, f"{where}[{i}]")
 
 
-def _objects(node: Any) -> Iterator[dict[str, Any]]:
+def _mappings(node: Any) -> Iterator[dict[str, Any]]:
+    """Every mapping in `node`, `node` first, depth first."""
     if isinstance(node, dict):
-        if node.get("type") == "object":
-            yield node
+        yield node
         for value in node.values():
-            yield from _objects(value)
+            yield from _mappings(value)
     elif isinstance(node, list):
         for item in node:
-            yield from _objects(item)
+            yield from _mappings(item)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -64,7 +65,7 @@ def test_every_property_has_a_title_and_a_description(kind: str) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_object_forbids_additional_properties(kind: str) -> None:
-    objects = list(_objects(schemas.schema(kind)))
+    objects = [node for node in _mappings(schemas.schema(kind)) if node.get("type") == "object"]
     assert objects
     assert all(
         node.get("additionalProperties") is False or "propertyNames" in node for node in objects
@@ -141,19 +142,94 @@ def test_fast_and_explaining_validators_agree_on_every_fixture() -> None:
     assert compared >= 30
 
 
-def test_schema_files_are_plain_json() -> None:
-    for kind in KINDS:
-        text = (REPOSITORY / "schema" / f"{kind}.schema.json").read_text(encoding="utf-8")
-        assert json.loads(text) == schemas.schema(kind)
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_published_schema_is_the_packaged_one(kind: str) -> None:
     """`schema/` is what editors and other repositories point at; the package validates with
-    its own copy. They must be the same file."""
-    packaged = (Path(schemas.__file__).parent / f"{kind}.schema.json").read_bytes()
-    published = (REPOSITORY / "schema" / f"{kind}.schema.json").read_bytes()
-    assert packaged == published, f"copy tools/bottleneck_kb/schemas/{kind}.schema.json to schema/"
+    the schema its source makes. The published file is that schema as `kb schema` writes it."""
+    published = (REPOSITORY / "schema" / f"{kind}.schema.json").read_text(encoding="utf-8")
+    assert published == schemas.schema_text(kind), (
+        f"run kb schema {kind} > schema/{kind}.schema.json"
+    )
+
+
+def test_each_enum_the_shipped_schemas_take_from_another_is_filled_in() -> None:
+    rows = list(schemas.schema(schemas.HARDWARE)["properties"]["peak_flops"]["properties"])
+    assert {kind: _enums_of_keys(schemas.schema(kind)) for kind in KINDS} == {
+        schemas.ENTRY: [("hardware.schema.json#/properties/peak_flops/properties", rows)],
+        schemas.HARDWARE: [],
+    }
+
+
+def _enums_of_keys(node: Any) -> list[tuple[str, list[str]]]:
+    """(address, enum) of each node of `node` that takes its enum from another schema."""
+    return [
+        (n[schemas.ENUM_KEYS_OF], n["enum"]) for n in _mappings(node) if schemas.ENUM_KEYS_OF in n
+    ]
+
+
+SOURCES = {
+    "rows.json": {
+        "$defs": {"a/b": {"~1": {"z": {}, "a": {}, "m": {}}}},
+        "listed": [{"title": "x"}, {"keys": {"y": 1, "x": 2}}],
+        "text": "not a mapping",
+    },
+}
+
+
+@pytest.fixture
+def sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The package's source schemas are SOURCES."""
+    monkeypatch.setattr(schemas, "_source", lambda name: copy.deepcopy(SOURCES[name]))
+
+
+@pytest.mark.usefixtures("sources")
+def test_an_enum_is_the_keys_at_the_address_in_their_order_after_the_annotation() -> None:
+    written: dict[str, Any] = {
+        "properties": {
+            "escaped": {
+                "type": "string",
+                "x-enum-keys-of": "rows.json#/$defs/a~1b/~01",
+                "default": "a",
+            },
+            "indexed": {"oneOf": [{"x-enum-keys-of": "rows.json#/listed/1/keys"}]},
+        }
+    }
+    resolved = schemas._with_enums(written)
+    assert json.dumps(resolved) == json.dumps(
+        {
+            "properties": {
+                "escaped": {
+                    "type": "string",
+                    "x-enum-keys-of": "rows.json#/$defs/a~1b/~01",
+                    "enum": ["z", "a", "m"],
+                    "default": "a",
+                },
+                "indexed": {
+                    "oneOf": [{"x-enum-keys-of": "rows.json#/listed/1/keys", "enum": ["y", "x"]}]
+                },
+            }
+        }
+    )
+    assert "enum" not in written["properties"]["escaped"]
+
+
+@pytest.mark.usefixtures("sources")
+@pytest.mark.parametrize(
+    ("address", "error"),
+    [
+        ("rows.json#/$defs/a/b", "'rows.json#/$defs/a/b' names nothing"),
+        ("rows.json#/listed/2", "'rows.json#/listed/2' names nothing"),
+        ("rows.json#/listed/keys", "'rows.json#/listed/keys' names nothing"),
+        ("rows.json#/listed/-1", "'rows.json#/listed/-1' names nothing"),
+        ("rows.json#/text/0", "'rows.json#/text/0' names nothing"),
+        ("rows.json#/text", "'rows.json#/text' is not a mapping"),
+        ("rows.json#listed", "'rows.json#listed': a JSON pointer starts with '/'"),
+    ],
+)
+def test_an_address_that_names_no_mapping_is_an_error(address: str, error: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        schemas._with_enums({"x-enum-keys-of": address})
+    assert str(raised.value) == f"x-enum-keys-of: {error}"
 
 
 def test_the_bounds_a_check_may_expect_are_the_quantities_the_model_gives() -> None:

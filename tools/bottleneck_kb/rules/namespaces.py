@@ -24,8 +24,8 @@ def known_namespace(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ad-hoc namespace scatters them and is usually a typo in the folder name.
     ## How to fix
     Move the file to a documented namespace, or add the new namespace to `$defs/namespace`
-    of the entry schema kb ships (`tools/bottleneck_kb/schemas/entry.schema.json`, and its
-    published copy `schema/entry.schema.json`, which a test keeps equal), with a
+    of the entry schema kb ships (`tools/bottleneck_kb/schemas/entry.schema.json`, then its
+    published copy with `kb schema entry > schema/entry.schema.json`), with a
     description, in the same pull request. A knowledge base kept elsewhere uses kb's
     namespaces: a new one is a pull request to kb.
     ## Fails
@@ -47,5 +47,5 @@ def known_namespace(entry: Entry, context: Context) -> Iterable[Diagnostic]:
             ("id",),
             message,
             f"{close}; a new one is added, with a description, to $defs/namespace of the entry"
-            " schema kb ships (tools/bottleneck_kb/schemas/, copied to schema/)",
+            " schema kb ships (tools/bottleneck_kb/schemas/, published to schema/ by kb schema)",
         )

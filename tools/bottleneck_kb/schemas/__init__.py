@@ -42,19 +42,69 @@ _TYPE_NAMES = {
 }
 
 
+#: The annotation of a property whose allowed values are the keys of a mapping in another
+#: schema, named as `<file>#<JSON pointer>` (the entry's dtype: the hardware schema's
+#: peak_flops rows). The package's source schema names the mapping and `schema` writes the
+#: `enum` after it, so a value is added in one place and the published schema still holds
+#: the list (editors complete from it; other teams' validators read no second file).
+ENUM_KEYS_OF = "x-enum-keys-of"
+
+
 @cache
 def schema(kind: str) -> dict[str, Any]:
-    """The schema of `kind`, read from the package's data: an installed `kb` (a wheel, a
-    pre-commit environment) carries its schemas and works in any folder. The repository's
-    `schema/` is the published copy, held equal to these by a test."""
-    loaded: dict[str, Any] = json.loads(schema_text(kind))
-    return loaded
+    """The schema of `kind`: the package's source, read from its data (an installed `kb`, a
+    wheel or a pre-commit environment, carries its schemas and works in any folder), with
+    the `enum` of each `x-enum-keys-of` filled in. What `kb` checks with and publishes."""
+    with_enums: dict[str, Any] = _with_enums(_source(f"{kind}.schema.json"))
+    return with_enums
 
 
 def schema_text(kind: str) -> str:
-    """The schema of `kind` as the package ships it, byte for byte: what `kb schema` prints,
-    for a knowledge base to publish in its schema/ folder."""
-    return resources.files(__package__).joinpath(f"{kind}.schema.json").read_text("utf-8")
+    """The published text of `kind`'s schema: what `kb schema` prints, for a knowledge base
+    to write in its schema/ folder (this repository's is held to it by a test). Generated
+    from `schema`, never edited: the source is the package's file."""
+    return json.dumps(schema(kind), indent=2, ensure_ascii=False) + "\n"
+
+
+def _source(file_name: str) -> dict[str, Any]:
+    text = resources.files(__package__).joinpath(file_name).read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def _with_enums(node: Any) -> Any:
+    """A copy of `node` with an `enum` right after each `x-enum-keys-of`, which stays so that
+    a reader of the published schema sees where the list comes from."""
+    if isinstance(node, list):
+        return [_with_enums(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    resolved = {}
+    for key, value in node.items():
+        resolved[key] = _with_enums(value)
+        if key == ENUM_KEYS_OF:
+            resolved["enum"] = _keys_at(value)
+    return resolved
+
+
+def _keys_at(address: str) -> list[str]:
+    """The keys, in order, of the mapping at `address`: a source schema of the package and a
+    JSON pointer (RFC 6901) into it. No mapping there is a mistake in kb's own schemas."""
+    file_name, _, pointer = address.partition("#")
+    node: Any = _source(file_name)
+    before, *tokens = pointer.split("/")
+    if before:
+        raise ValueError(f"{ENUM_KEYS_OF}: {address!r}: a JSON pointer starts with '/'")
+    for token in tokens:
+        token = token.replace("~1", "/").replace("~0", "~")
+        try:
+            # A list index is digits only: Python's node[-1] would name the last item.
+            node = node[int(token)] if isinstance(node, list) and token.isdigit() else node[token]
+        except (LookupError, TypeError, ValueError):
+            raise ValueError(f"{ENUM_KEYS_OF}: {address!r} names nothing") from None
+    if not isinstance(node, dict):
+        raise ValueError(f"{ENUM_KEYS_OF}: {address!r} is not a mapping")
+    return list(node)
 
 
 def schema_line(root: Path, relative_path: str, kind: str) -> str | None:
