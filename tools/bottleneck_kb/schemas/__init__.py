@@ -63,7 +63,12 @@ def schema_text(kind: str) -> str:
     """The published text of `kind`'s schema: what `kb schema` prints, for a knowledge base
     to write in its schema/ folder (this repository's is held to it by a test). Generated
     from `schema`, never edited: the source is the package's file."""
-    return json.dumps(schema(kind), indent=2, ensure_ascii=False) + "\n"
+    return published_text(schema(kind))
+
+
+def published_text(document: Mapping[str, Any]) -> str:
+    """A schema as kb publishes one, in the repository's schema/ and on the site alike."""
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def _source(file_name: str) -> dict[str, Any]:

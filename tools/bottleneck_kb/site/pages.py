@@ -30,7 +30,7 @@ from ..model import (
     parameter_dimension,
 )
 from ..numbers import times
-from ..schemas import ENTRY, HARDWARE, documented, published, schema
+from ..schemas import ENTRY, HARDWARE, documented, published, published_text, schema
 from . import charts, export
 from .explorer import COMPARE, compare_body, explorer_assets, explorer_block
 from .formula_js import js_literal
@@ -1024,7 +1024,7 @@ def _published_schema(kind: str, site_url: str) -> str:
     published = dict(_schema_of(kind))
     if site_url:
         published["$id"] = f"{site_url.rstrip('/')}/schema/{kind}.schema.json"
-    return json.dumps(published, indent=2, ensure_ascii=False) + "\n"
+    return published_text(published)
 
 
 def _schema_rows(node: dict[str, Any], path: str) -> Iterable[list[str]]:
