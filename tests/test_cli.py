@@ -194,7 +194,9 @@ def test_eval_json_and_overrides(repository: Path) -> None:
     assert document["intensity_formula"] == "k"
     assert document["intensity_latex"] == "k"
     assert "<mi>k</mi>" in document["intensity_mathml"]
-    assert document["crossovers"]["nvidia-h100-sxm"][0]["symbol"] == "N_d"
+    # Every symbol the formulas read is swept, k (set) too, the others held at k = 8.
+    swept = [(c["symbol"], c["below"]) for c in document["crossovers"]["nvidia-h100-sxm"]]
+    assert swept == [("k", "memory"), ("N_d", "memory"), ("a", "memory"), ("N_t", "memory")]
 
 
 @pytest.mark.parametrize(

@@ -116,6 +116,19 @@ def test_lm_head_batch_crossover(kb: KnowledgeBase) -> None:
     assert round(found[8, MI300X]) == 33
 
 
+def test_a_set_symbol_is_swept_too_with_the_others_held_where_they_were_set(
+    kb: KnowledgeBase,
+) -> None:
+    """`kb eval --set B=64` describes a deployment; where its verdict flips as B moves is the
+    question a reader brings next, so B is swept as every symbol is, the rest held as set."""
+    entry, _ = _setup(kb, LM_HEAD)
+    h100 = kb.catalog.devices[H100]
+    evaluation = evaluate_entry(entry, {H100: h100}, [H100], {"B": 64, "k": 4})
+    swept = {c.symbol: c for c in evaluation.crossovers[H100]}
+    assert "B" in swept
+    assert round(swept["B"].at or 0, 1) == 79.8  # as at k = 4 with B typical (above)
+
+
 def test_no_crossover_in_range(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, DRAFT)
     h100 = [kb.catalog.devices[H100]]

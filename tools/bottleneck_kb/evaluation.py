@@ -202,7 +202,6 @@ def evaluate_entry(
         found
         for symbol in entry.scales_with
         if symbol.symbol in formulas.symbols
-        and symbol.symbol not in overrides
         and (found := crossovers(entry, formulas, devices, symbol.symbol, overrides, basis))
         is not None
     ]

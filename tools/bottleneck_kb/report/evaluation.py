@@ -149,7 +149,11 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
         out += ["", "Device figures other than the datasheet's:", *(f"  {o}" for o in other)]
     for skipped in evaluation.skipped:
         out.append(f"{skipped.device}: skipped, {skipped.reason}")
-    out += ["", "Crossovers (where the verdict flips as one symbol sweeps its range):"]
+    out += [
+        "",
+        "Crossovers (where the verdict flips as one symbol sweeps its range, the others held "
+        "at the values above):",
+    ]
     for device, found in evaluation.crossovers.items():
         for c in found:
             lo, hi = c.range
