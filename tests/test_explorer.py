@@ -26,8 +26,8 @@ from bottleneck_kb.evaluation import check_overrides, evaluate_entry, select_dev
 from bottleneck_kb.formula import power
 from bottleneck_kb.kb import KnowledgeBase
 from bottleneck_kb.model import Entry
-from bottleneck_kb.numbers import format_seconds
-from bottleneck_kb.roofline import Formulas, evaluate, parse_formulas
+from bottleneck_kb.numbers import format_seconds, number
+from bottleneck_kb.roofline import Formulas, assignment, beyond_bound, evaluate, parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 from bottleneck_kb.site import charts
 from bottleneck_kb.site.explorer import (
@@ -262,8 +262,13 @@ def test_every_entry_agrees_with_the_library_at_random_points(
             check_overrides(entry, point)
             chosen = rng.choice([None, *range(len(modeled))])
             workaround = None if chosen is None else modeled[chosen]
+            # A device whose figure is below a symbol bounded by it cannot run the entry there.
+            values = assignment(entry, point, workaround)
+            beyond = {d.id: why for d in devices if (why := beyond_bound(formulas, d, values))}
             expected = {
-                d.id: evaluate(entry, formulas, d, point, workaround=workaround) for d in devices
+                d.id: evaluate(entry, formulas, d, point, workaround=workaround)
+                for d in devices
+                if d.id not in beyond
             }
             fragment = "&".join(f"{k}={v!r}" for k, v in point.items())
             if chosen is not None:
@@ -283,7 +288,10 @@ def test_every_entry_agrees_with_the_library_at_random_points(
                 notes = [_derived_note(entry, workaround)]
                 noted += 1
             assert page.locator(".kb-x-notes li").all_text_contents() == notes, where
-            assert_agrees(table(page), expected, where)
+            shown = table(page)
+            skipped = {d: shown.pop(d) for d in beyond}
+            assert skipped == {d: {"skipped": f"skipped: {why}"} for d, why in beyond.items()}
+            assert_agrees(shown, expected, where)
     assert noted > 0  # the repository has an entry with derived values and such a workaround
     assert browser.errors == []
 
@@ -622,6 +630,34 @@ def test_a_floor_of_a_square_root_agrees_with_the_static_table(
     assert browser.errors == []
 
 
+#: Values that numbers.number writes in each of its forms, and at the edges between them.
+NUMBERS = [
+    0.0,
+    -0.0,
+    4.0,
+    0.25,
+    18.905600294681864,
+    128256.0,
+    9999999.0,
+    1e7,
+    1e9,
+    12345678.9,
+    0.0001,
+    0.00012345,
+    1e-5,
+    -2.5,
+    123456.5,
+    1.5e300,
+    5e-324,
+]
+
+
+def test_a_number_is_written_as_the_library_writes_it(browser: Browser) -> None:
+    page = browser.open(entry_url(LM_HEAD))
+    written = page.evaluate("xs => xs.map(KBFormula.number)", NUMBERS)
+    assert written == [number(x) for x in NUMBERS]
+
+
 def test_a_shared_link_reproduces_the_state(browser: Browser) -> None:
     page = browser.open(entry_url(LM_HEAD))
     page.locator('.kb-explorer input[type=number][data-symbol="V"]').fill("152064")
@@ -951,3 +987,28 @@ def test_entry_text_reaches_scripts_only_as_escaped_json(knowledge_base: Knowled
     assert entry_script(formula, devices) is None
     assert explorer_block(formula, str) == ""
     assert script_path(HOSTILE) not in explorer_assets([formula], devices)
+
+
+def test_a_device_that_cannot_run_the_values_is_skipped_with_kb_evals_reason(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """A ring of 64 on an HGX board of 8 (the all-reduce's P is at most the scale-up domain):
+    the row says why, in kb eval's words; a rack of 72 still runs it."""
+    ring = "collective/tensor-parallel-all-reduce"
+    entry = knowledge_base.entry(ring)
+    assert entry is not None
+    page = browser.open(f"{entry_url(ring)}#@on={H100},nvidia-gb200&P=64&T=8")
+    shown = table(page)
+    evaluation = evaluate_entry(
+        entry,
+        knowledge_base.catalog.devices,
+        [H100, "nvidia-gb200"],
+        {"P": 64, "T": 8},
+        symbolic=False,
+    )
+    assert [(s.device, s.reason) for s in evaluation.skipped] == [
+        (H100, "P = 64 is more than its scale_up_domain (8)")
+    ]
+    assert shown[H100] == {"skipped": "skipped: P = 64 is more than its scale_up_domain (8)"}
+    assert shown["nvidia-gb200"]["verdict"] == evaluation.results[0].verdict
+    assert browser.errors == []

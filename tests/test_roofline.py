@@ -129,6 +129,31 @@ def test_a_set_symbol_is_swept_too_with_the_others_held_where_they_were_set(
     assert round(swept["B"].at or 0, 1) == 79.8  # as at k = 4 with B typical (above)
 
 
+def test_a_device_whose_figure_bounds_a_symbol_runs_the_entry_only_up_to_it(
+    kb: KnowledgeBase,
+) -> None:
+    """The all-reduce's ring of P devices is bounded by the scale-up domain (`at_most`): a ring
+    of 64 does not run on an HGX board of 8, and a card with no domain runs no ring."""
+    entry = kb.entry("collective/tensor-parallel-all-reduce")
+    assert entry is not None
+    catalog = kb.catalog.devices
+    wide = evaluate_entry(entry, catalog, overrides={"P": 64, "T": 8}, symbolic=False)
+    reasons = {s.device: s.reason for s in wide.skipped}
+    assert reasons[H100] == "P = 64 is more than its scale_up_domain (8)"
+    assert reasons["nvidia-h100-pcie"] == "no scale_up_domain in the catalog"
+    domains = {d.id: d.parameter("scale_up_domain") for d in catalog.values()}
+    assert {r.device for r in wide.results} == {
+        device
+        for device, domain in domains.items()
+        if domain is not None
+        and domain.value >= 64
+        and catalog[device].parameter("interconnect_bandwidth") is not None
+    }
+    typical = evaluate_entry(entry, catalog, [H100, "nvidia-gb200"], symbolic=False)
+    ring = {d: next(c for c in found if c.symbol == "P") for d, found in typical.crossovers.items()}
+    assert (ring[H100].range, ring["nvidia-gb200"].range) == ((2.0, 8.0), (2.0, 72.0))
+
+
 def test_no_crossover_in_range(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, DRAFT)
     h100 = [kb.catalog.devices[H100]]

@@ -255,12 +255,17 @@ def _said(kind: str, text: str) -> list[tuple[int, int, str, str, str | None]]:
     ]
 
 
+def _line_of(start: str, text: str) -> int:
+    """The line (from 1) of `text` that starts with `start`."""
+    return next(n for n, line in enumerate(text.splitlines(), 1) if line.startswith(start))
+
+
 def test_a_bare_number_for_text_of_a_set_form_is_told_the_form() -> None:
     """A figure's value needs its unit: quoting the number would only trade KB104 for KB105."""
     device = MINIMAL_DEVICE.replace("{value: 989.4 TFLOP/s,", "{value: 31.2e+12,")
     assert _said(schemas.HARDWARE, device) == [
         (
-            7,
+            _line_of("  bf16:", device),
             17,
             "KB104",
             "peak_flops.bf16.value must be a string, not a number (3.12e+13)",
@@ -277,7 +282,12 @@ def test_a_bare_number_for_a_figure_is_not_also_told_to_respell_it(tmp_path: Pat
     document, said = read_document(device, tmp_path, schemas.HARDWARE)
     assert document is None
     assert [(d.line, d.col, d.code, d.message) for d in said] == [
-        (7, 17, "KB104", "peak_flops.bf16.value must be a string, not a number (3.12e+13)")
+        (
+            _line_of("  bf16:", MINIMAL_DEVICE),
+            17,
+            "KB104",
+            "peak_flops.bf16.value must be a string, not a number (3.12e+13)",
+        )
     ]
 
 

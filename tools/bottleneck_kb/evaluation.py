@@ -22,6 +22,7 @@ from .roofline import (
     Formulas,
     Result,
     assignment,
+    beyond_bound,
     check_failures,
     checked_values,
     describe,
@@ -70,6 +71,8 @@ class WorkaroundEffect:
     modeled: dict[str, Result]
     speedup: dict[str, float]
     bytes_cut: dict[str, float]
+    #: Devices the workaround's settings cannot run on, and why (a symbol past its bound).
+    beyond: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -115,11 +118,13 @@ def select_devices(
     catalog: Mapping[str, Device],
     on: Sequence[str] = (),
     broken: Mapping[str, str] | None = None,
+    values: Mapping[str, float] | None = None,
 ) -> tuple[list[Device], list[Skipped]]:
     """The devices to evaluate `entry` on (`on`, or the whole catalog) and those skipped: a
     device without a figure the entry reads (a dense peak for its dtype, an interconnect
-    bandwidth, ...) cannot place it on its roofs, and one whose file has errors (`broken`:
-    device id -> file, as Catalog.broken) is not in the catalog at all."""
+    bandwidth, ...) cannot place it on its roofs, one whose file has errors (`broken`:
+    device id -> file, as Catalog.broken) is not in the catalog at all, and at `values` one
+    whose figure is below a symbol bounded by it cannot run it."""
     broken = broken or {}
     for name in on:
         if name in broken:
@@ -138,8 +143,11 @@ def select_devices(
         skipped += [Skipped(d, f"{path} has errors") for d, path in sorted(broken.items())]
     for device in [catalog[name] for name in dict.fromkeys(on)] or list(catalog.values()):
         missing = missing_figures(entry, formulas, device)
+        beyond = None if missing or values is None else beyond_bound(formulas, device, values)
         if missing:
             skipped.append(Skipped(device.id, f"no {', '.join(missing)} in the catalog"))
+        elif beyond is not None:
+            skipped.append(Skipped(device.id, beyond))
         else:
             chosen.append(device)
     return chosen, skipped
@@ -192,7 +200,8 @@ def evaluate_entry(
             raise KBError(f"a derived formula of {entry.id} does not parse; run kb check")
         first = problems[0]
         raise KBError(first.message, first.hint, first.path, first.line, first.col)
-    devices, skipped = select_devices(entry, formulas, catalog, on, broken)
+    values = assignment(entry, overrides)
+    devices, skipped = select_devices(entry, formulas, catalog, on, broken, values)
     results = [evaluate(entry, formulas, device, overrides, basis=basis) for device in devices]
     if not on:  # the whole catalog: fastest first, which is what a reader choosing looks for
         order = sorted(range(len(results)), key=lambda i: (results[i].time, results[i].device))
@@ -210,9 +219,12 @@ def evaluate_entry(
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is None:
             continue
+        settings = assignment(entry, overrides, index)
+        beyond = {d.id: why for d in devices if (why := beyond_bound(formulas, d, settings))}
         modeled = {
             d.id: evaluate(entry, formulas, d, overrides, workaround=index, basis=basis)
             for d in devices
+            if d.id not in beyond
         }
         where = workaround.model.bytes or entry.intensity.bytes
         effects.append(
@@ -220,11 +232,17 @@ def evaluate_entry(
                 workaround.title,
                 workaround.reported,
                 modeled,
-                {r.device: _ratio(r.time, modeled[r.device].time, "time", where) for r in results},
+                {
+                    r.device: _ratio(r.time, modeled[r.device].time, "time", where)
+                    for r in results
+                    if r.device in modeled
+                },
                 {
                     r.device: _ratio(r.bytes, modeled[r.device].bytes, "bytes", where)
                     for r in results
+                    if r.device in modeled
                 },
+                beyond,
             )
         )
     outcomes = [
@@ -249,7 +267,6 @@ def evaluate_entry(
                     where, offset = written, alone.offset
                     break
             raise EvaluationError(exc.message, where, offset) from None
-    values = assignment(entry, overrides)  # said even where no device could be evaluated
     return EntryEvaluation(
         entry, formulas, values, results, skipped, by_device, rendered, effects, outcomes
     )
@@ -257,6 +274,9 @@ def evaluate_entry(
 
 def _check(entry: Entry, formulas: Formulas, device: Device, index: int) -> CheckOutcome:
     check = entry.checks[index]
+    beyond = beyond_bound(formulas, device, assignment(entry, check.overrides))
+    if beyond is not None:  # kb check refuses such a check; said, should one reach here
+        return CheckOutcome(index, check.claim, device.id, False, beyond)
     try:
         result = evaluate(entry, formulas, device, check.overrides)
     except EvaluationError as exc:
@@ -288,6 +308,39 @@ def crossovers(
         return None
     lo, hi = declared.range
     base = dict(overrides or {})
+    # A symbol bounded by a device figure is swept on each device only up to that figure.
+    tops: dict[float, list[int]] = {}
+    for i, device in enumerate(devices):
+        tops.setdefault(_top(formulas, device, symbol, hi), []).append(i)
+    found: dict[int, Crossover] = {}
+    for top, indices in tops.items():
+        chosen = [devices[i] for i in indices]
+        flips = _flips(entry, formulas, chosen, symbol, (lo, max(lo, top)), base, basis)
+        found.update(zip(indices, flips, strict=True))
+    return [found[i] for i in range(len(devices))]
+
+
+def _top(formulas: Formulas, device: Device, symbol: str, hi: float) -> float:
+    """The highest value of `symbol` swept on `device`: its range's, or the device figure it
+    is bounded by where that is lower."""
+    for bounded, figure in formulas.bounds:
+        limit = device.parameter(figure)
+        if bounded == symbol and limit is not None:
+            hi = min(hi, limit.value)
+    return hi
+
+
+def _flips(
+    entry: Entry,
+    formulas: Formulas,
+    devices: Sequence[Device],
+    symbol: str,
+    swept: tuple[float, float],
+    base: Mapping[str, float],
+    basis: Basis,
+) -> list[Crossover]:
+    """Each device's crossover as `symbol` sweeps `swept`, the rest held at `base`."""
+    lo, hi = swept
 
     def verdicts_at(chosen: Sequence[Device], x: float) -> list[str]:
         # FLOPs and bytes at a point do not depend on the device: one work judged on each.

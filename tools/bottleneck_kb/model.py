@@ -98,6 +98,8 @@ class Symbol:
     typical: float | None
     range: tuple[float, float] | None
     where: Located
+    #: The device figure (a count) the symbol cannot exceed on a device, if any.
+    at_most: str | None = None
 
 
 @dataclass(slots=True)
@@ -472,6 +474,7 @@ def build_entry(source: Document) -> Entry:
                 typical=float(s["typical"]) if "typical" in s else None,
                 range=_range(s.get("range")),
                 where=at("scales_with", i),
+                at_most=s.get("at_most"),
             )
             for i, s in enumerate(data["scales_with"])
         ),

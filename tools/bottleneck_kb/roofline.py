@@ -123,6 +123,8 @@ class Formulas:
     others: Mapping[str, formula.Formula] = field(default_factory=dict)
     workaround_others: tuple[Mapping[str, formula.Formula], ...] = ()
     derived: tuple[tuple[str, formula.Formula], ...] = ()
+    #: The device figures symbols are bounded by (`at_most`), as (symbol, figure).
+    bounds: tuple[tuple[str, str], ...] = ()
     worked: dict[_WorkKey, Work] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -264,7 +266,11 @@ def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
         names = names | {item.name}
     if problems or flops is None or bytes_ is None:
         return None, problems
-    return Formulas(flops, bytes_, workaround, base_others, workaround_others, tuple(derived)), []
+    bounds = tuple((s.symbol, s.at_most) for s in entry.scales_with if s.at_most is not None)
+    parsed = Formulas(
+        flops, bytes_, workaround, base_others, workaround_others, tuple(derived), bounds
+    )
+    return parsed, []
 
 
 @lru_cache(maxsize=256)
@@ -383,8 +389,9 @@ _ALWAYS = ("peak_flops", "memory_bandwidth")
 def figures_needed(formulas: Formulas) -> list[str]:
     """The device figures evaluating the entry reads: the compute and memory roofs', those of
     the other roofs it gives, and those its formulas name."""
+    bounded = [figure for _, figure in formulas.bounds]
     if not formulas.device_dependent:
-        return list(_ALWAYS)
+        return list(dict.fromkeys([*_ALWAYS, *bounded]))
     needed = list(_ALWAYS)
     given = set(formulas.others).union(*formulas.workaround_others)
     for roof in (*ROOFS, CAPACITY):
@@ -395,7 +402,7 @@ def figures_needed(formulas: Formulas) -> list[str]:
     figures = device_figures()
     for parsed in named:
         needed += sorted(parsed.symbols.intersection(figures))
-    return list(dict.fromkeys(needed))
+    return list(dict.fromkeys([*needed, *bounded]))
 
 
 def missing_figures(
@@ -411,6 +418,17 @@ def missing_figures(
         elif device.parameter(name) is None:
             missing.append(name)
     return missing
+
+
+def beyond_bound(formulas: Formulas, device: Device, values: Mapping[str, float]) -> str | None:
+    """Why `device` cannot run the entry at `values`: a symbol more than the device figure it
+    is bounded by (a tensor-parallel ring of 16 on a scale-up domain of 8); None when none
+    is. A device without the figure is not runnable at all (`missing_figures`)."""
+    for symbol, figure in formulas.bounds:
+        value, limit = values.get(symbol), device.parameter(figure)
+        if value is not None and limit is not None and value > limit.value:
+            return f"{symbol} = {number(value)} is more than its {figure} ({number(limit.value)})"
+    return None
 
 
 def runnable(entry: Entry, formulas: Formulas, devices: Iterable[Device]) -> list[Device]:

@@ -69,6 +69,7 @@ def evaluation_data(evaluation: EntryEvaluation) -> dict[str, Any]:
                 "modeled": {d: result_data(r) for d, r in w.modeled.items()},
                 "speedup": w.speedup,
                 "bytes_cut": w.bytes_cut,
+                "beyond": w.beyond,
             }
             for w in evaluation.workarounds
         ],
@@ -174,6 +175,8 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
                     f"{format_quantity(modeled.bytes, 'B')}, {format_seconds(modeled.time)}, "
                     f"{modeled.verdict}-bound)"
                 )
+            for device, why in w.beyond.items():
+                out.append(f"    {device}: not modeled, {why}")
             if w.reported:
                 out.append(f"    reported: {w.reported}")
     if evaluation.checks:

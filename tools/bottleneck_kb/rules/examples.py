@@ -47,6 +47,7 @@ name: Fixture device
 vendor: Nobody
 memory_capacity: {value: 80 GB, source: sheet}
 memory_bandwidth: {value: 3.35 TB/s, source: sheet}
+scale_up_domain: {value: 8, source: sheet}
 peak_flops:
   bf16: {value: 989.4 TFLOP/s, source: sheet}
   fp8: {value: 1978.9 TFLOP/s, source: sheet}

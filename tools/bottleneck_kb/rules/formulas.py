@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 
 from ..budget import cost, power_problem, ratio_cost
 from ..diagnostics import Diagnostic
-from ..model import Entry, Located
+from ..model import Entry, Located, field_shapes
 from ..numbers import number
 from ..roofline import FORMULA
 from ..schemas import suggest
@@ -16,6 +16,7 @@ NO_TYPICAL = "KB402"
 OUT_OF_RANGE = "KB403"
 UNKNOWN_OVERRIDE = "KB404"
 SYMBOLIC_BUDGET = "KB408"
+BOUND_NOT_A_COUNT = "KB409"
 
 
 @rule(FORMULA, "formula", Scope.ENTRY)
@@ -265,3 +266,65 @@ def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnosti
             f"the intensity is too large to simplify and typeset: {found.excess()}",
             "factor the formula, or leave out terms that do not matter for the bound",
         )
+
+
+@rule(BOUND_NOT_A_COUNT, "bound-is-a-count", Scope.ENTRY)
+def bound_is_a_count(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """A symbol is bounded only by a device figure that counts something.
+
+    ## What it checks
+    `at_most` names a device figure that is a count, such as `scale_up_domain`: not a rate,
+    a time or a size in bytes.
+    ## Why it matters
+    The symbol's value is compared with the figure as a plain number, and a device whose
+    figure is lower is skipped: ranks of a ring compared with a bandwidth in B/s would skip
+    devices for no reason, or for none keep one that cannot run the entry.
+    ## How to fix
+    Bound the symbol by a count of the device, or leave `at_most` out; a `footprint` formula
+    judges sizes against the memory capacity.
+    ## Fails
+    ```yaml
+    scales_with:
+      - name: ranks
+        symbol: P
+        description: Ranks of the ring.
+        typical: 8
+        range: [2, 72]
+        at_most: memory_capacity
+    ```
+    ## Passes
+    ```yaml
+    scales_with:
+      - name: batch_size
+        symbol: B
+        description: Rows of the GEMM.
+        typical: 8
+        range: [1, 1024]
+      - name: weights
+        symbol: N
+        description: Weights streamed.
+        typical: 1.0e+9
+      - name: ranks
+        symbol: P
+        description: Ranks of the ring.
+        typical: 8
+        range: [2, 72]
+        at_most: scale_up_domain
+    ```
+    """
+    shapes = field_shapes()
+    for symbol in entry.scales_with:
+        if symbol.at_most is None:
+            continue
+        shape = shapes.get(symbol.at_most)
+        dimension = None if shape is None else shape.dimension
+        if shape is None or dimension is not None:
+            measures = "" if dimension is None else f" ({dimension.value[1]})"
+            counts = sorted(name for name, s in shapes.items() if s.dimension is None)
+            yield symbol.where.error(
+                BOUND_NOT_A_COUNT,
+                f"'{symbol.symbol}' is bounded by {symbol.at_most}, which is not a count of "
+                f"the device{measures}",
+                f"bound it by a count ({', '.join(counts)}), or leave at_most out",
+                at=("at_most",),
+            )

@@ -13,6 +13,7 @@ from ..roofline import (
     ROOFS,
     EvaluationError,
     Result,
+    beyond_bound,
     check_failures,
     describe,
     explain,
@@ -28,6 +29,11 @@ from . import Context, Scope, rule
 EVALUATION = "KB405"
 BOUND_BY = "KB406"
 CHECK = "KB407"
+
+_NAME_ABLE_DEVICES = (
+    "name devices with every figure the entry reads (kb hardware lists the catalog), or leave "
+    "this one out"
+)
 
 #: Devices whose arithmetic a bound_by message spells out.
 SHOWN_DEVICES = 2
@@ -113,7 +119,8 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
 
     ## What it checks
     At the typical values, the roof that sets the time is the one `bound_by` names, on every
-    device that has the entry's dtype, not only those `hardware_parameters` names. Where the
+    device that has the entry's dtype, not only those `hardware_parameters` names (and that
+    can run it there: not one whose figure is below a symbol bounded by it). Where the
     claim holds on some devices and not others, the others must be named by a check at the
     typical values (no `set`) that expects what is found there.
     ## Why it matters
@@ -151,6 +158,17 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
                 "make what the devices lack a symbol of the entry, with a sourced typical value",
             )
         return
+    beyond = {d.id: why for d in devices if (why := beyond_bound(formulas, d, done.values))}
+    if len(beyond) == len(devices):
+        yield entry.source.error_at(
+            BOUND_BY,
+            ("bound_by",),
+            "at the typical values no device of the catalog can run the entry, so bound_by is "
+            f"checked nowhere ({devices[0].id}: {beyond[devices[0].id]})",
+            "give the bounded symbol a typical value within the devices' figures",
+        )
+        return
+    devices = [d for d in devices if d.id not in beyond]
     try:
         if all(v == entry.bound_by for v in verdicts(entry, formulas, devices, done)):
             return  # the common case, decided without building a result per device
@@ -259,19 +277,39 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         except EvaluationError:
             continue  # reported by evaluates, or by known-override
         for device in _devices(context, check.devices):
-            try:
-                result = on_device(entry, formulas, device, done)
-            except EvaluationError as exc:
-                # A device without a figure the formulas read cannot bear the claim out; a
+            named = ("devices", check.devices.index(device.id))
+            missing = missing_figures(entry, formulas, device)
+            if missing:
+                # A device without a figure the entry reads cannot bear the claim out; a
                 # missing dense peak is evaluates' to say, at the dtype.
                 if entry.intensity.dtype in device.peak_flops:
                     yield check.where.error(
                         CHECK,
-                        f"the check names a device it cannot be evaluated on: {exc.message}",
-                        "name devices with every figure the formulas read (kb hardware "
-                        "lists the catalog), or leave this one out",
-                        at=("devices", check.devices.index(device.id)),
+                        "the check names a device it cannot be evaluated on: "
+                        f"{device.id} has no {', '.join(missing)} in the catalog",
+                        _NAME_ABLE_DEVICES,
+                        at=named,
                     )
+                continue
+            beyond = beyond_bound(formulas, device, done.values)
+            if beyond is not None:
+                yield check.where.error(
+                    CHECK,
+                    f"the check names a device that cannot run it at its values: on "
+                    f"{device.id}, {beyond}",
+                    "set values within the device's figures, or leave this device out",
+                    at=named,
+                )
+                continue
+            try:
+                result = on_device(entry, formulas, device, done)
+            except EvaluationError as exc:
+                yield check.where.error(
+                    CHECK,
+                    f"the check names a device it cannot be evaluated on: {exc.message}",
+                    _NAME_ABLE_DEVICES,
+                    at=named,
+                )
                 continue
             for failure in check_failures(check, result, formulas, units):
                 yield check.where.error(CHECK, failure, f"claim: {check.claim}", at=("expect",))

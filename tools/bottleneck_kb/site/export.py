@@ -35,6 +35,7 @@ def symbol_record(symbol: Symbol) -> dict[str, Any]:
         "unit": symbol.unit,
         "typical": symbol.typical,
         "range": list(symbol.range) if symbol.range else None,
+        "at_most": symbol.at_most,
     }
 
 

@@ -586,6 +586,10 @@ def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[st
                     ),
                 )
             )
+            lines += [
+                f'<p class="kb-unmodeled">Not modeled on {text(names[device])}: {text(why)}.</p>'
+                for device, why in effect.get("beyond", {}).items()
+            ]
         else:
             lines.append('<p class="kb-unmodeled">Not modeled on the roofline.</p>')
         if workaround.reported:

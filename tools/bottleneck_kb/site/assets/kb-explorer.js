@@ -92,6 +92,16 @@
     }).map(function (name) { return name === "peak_flops" ? "dense " + dtype + " peak" : name; });
     if (missing.length) { result.skipped = "no " + missing.join(", ") + " in the catalog"; return result; }
     if (done.error) { result.error = done.error; return result; }
+    /* A symbol past the device figure it is bounded by: the device cannot run the entry
+       there (a ring of 16 on a scale-up domain of 8), as kb eval says. */
+    var beyond = data.symbols.filter(function (s) {
+      return s.at_most !== null && has(done.values, s.symbol) && done.values[s.symbol] > device.figures[s.at_most];
+    })[0];
+    if (beyond) {
+      result.skipped = beyond.symbol + " = " + R.number(done.values[beyond.symbol]) + " is more than its " +
+        beyond.at_most + " (" + R.number(device.figures[beyond.at_most]) + ")";
+      return result;
+    }
     var env = map();
     Object.keys(done.values).forEach(function (k) { env[k] = done.values[k]; });
     Object.keys(device.figures).forEach(function (k) { env[k] = device.figures[k]; });
