@@ -90,6 +90,25 @@ def test_every_derived_expectation_holds_where_the_catalog_has_the_figures(
     assert ("flops/speculative-draft", "speedup") in judged
     assert ("collective/tensor-parallel-all-reduce", "message_bytes") in judged
     assert ("collective/tensor-parallel-all-reduce", "crossover_tokens") in judged
+    assert ("collective/tensor-parallel-all-reduce", "ll_crossover_tokens") in judged
+    assert ("collective/tensor-parallel-all-reduce", "simple_crossover_tokens") in judged
+
+
+def test_the_all_reduce_crossover_under_each_nccl_protocol(kb: KnowledgeBase) -> None:
+    entry = kb.entry("collective/tensor-parallel-all-reduce")
+    assert entry is not None
+    device = kb.catalog.devices["nvidia-h100-sxm"]
+    typical = {s.symbol: s.typical for s in entry.scales_with if s.typical is not None}
+
+    derived = _derived(entry, typical, _figures(device, entry))
+
+    # NCCL's tuning.cc at 01afd20: ring LL 3.6 + 14 x 0.47 us at a quarter of the bus bandwidth,
+    # Simple 8.4 + 14 x 3.4 us at all of it; each device sends 2 x 7/8 x 2 x 8,192 = 28,672 B a
+    # token, here at the H100 SXM's 450 GB/s a direction.
+    per_token = 2 * 7 / 8 * 2 * 8192
+    assert derived["crossover_tokens"] == pytest.approx(10.18e-6 * 450e9 / per_token)  # 159.8
+    assert derived["ll_crossover_tokens"] == pytest.approx(10.18e-6 * 450e9 / 4 / per_token)
+    assert derived["simple_crossover_tokens"] == pytest.approx(56.0e-6 * 450e9 / per_token)
 
 
 def test_the_draft_speedup_follows_leviathan_et_al(kb: KnowledgeBase) -> None:

@@ -262,6 +262,30 @@ def test_every_derived_value_says_how_and_every_source_was_read_on_a_date(
         assert all(s.read and s.url.startswith("https://") for s in device.sources)
 
 
+def test_marketed_capacities_stay_the_datasheets_and_the_drivers_count_is_measured(
+    repository: Path,
+) -> None:
+    """CONTRIBUTING's rule for capacities: the value is the datasheet's in its own unit (claims
+    are judged on it), what the driver reports is the measured value."""
+    devices = Catalog.load(repository).devices
+    mib = 2.0**20
+    # nvidia-smi's totals: NVIDIA/nccl issue 1264 (H100 SXM), NVIDIA/cuda-samples issue 311
+    # (H200), thundergolfer.com's NVML table (A100 80GB, L40S).
+    reported = {
+        "nvidia-h100-sxm": (80e9, 81559 * mib),
+        "nvidia-h200-sxm": (141e9, 143771 * mib),
+        "nvidia-a100-sxm-80gb": (80e9, 81920 * mib),
+        "nvidia-l40s": (48e9, 46068 * mib),
+    }
+    for device_id, (datasheet, driver) in reported.items():
+        device = devices[device_id]
+        assert device.quantities["memory_capacity"].value == datasheet, device_id
+        assert device.measured["memory_capacity"].value == driver, device_id
+    # Google prints the TPU v5p's capacity in GiB, the amount software can allocate.
+    assert devices["google-tpu-v5p"].quantities["memory_capacity"].value == 95 * 2.0**30
+    assert "memory_capacity" not in devices["google-tpu-v5p"].measured
+
+
 def test_a_device_failing_its_own_rules_is_reported_once_on_its_file(tmp_path: Path) -> None:
     """A measured peak of 1e-300 FLOP/s makes every time on the device's measured figures
     infinite: the device's ridge point says so, and entries are not checked on it (they were

@@ -268,10 +268,12 @@ def test_a_device_failing_its_own_rules_is_left_out_of_eval_and_hardware(tmp_pat
     """As kb check leaves it out: it was evaluated and listed without a word."""
     root = copy_repository(tmp_path / "kb")
     h100 = root / "hardware" / "nvidia-h100-sxm.yaml"
-    text = h100.read_text("utf-8").replace(
-        "memory_capacity: {value: 80 GB, source: hpctech-h100}",
-        "memory_capacity: {value: 80 GB, source: nowhere}",
+    original = h100.read_text("utf-8")
+    text = original.replace(
+        "memory_capacity:\n  value: 80 GB\n  source: hpctech-h100\n",
+        "memory_capacity:\n  value: 80 GB\n  source: nowhere\n",
     )
+    assert text != original
     h100.write_text(text, "utf-8")
     assert "KB310" in {d.code for d in check_of(root).diagnostics}
 

@@ -62,10 +62,23 @@ def test_memory_and_compute_bind_the_draft_pass_and_the_prefill_gemm(kb: Knowled
 
 
 def test_capacity_binds_two_long_sequences_of_multi_head_cache(kb: KnowledgeBase) -> None:
-    # 2 sequences x 131,072 tokens x 32 layers x 2 x 32 heads x 128 x 16 bits / 8 = 137.4 GB.
+    # 2 sequences x 131,072 tokens x 32 layers x 2 x 32 heads x 128 x 16 bits / 8 = 137.4 GB
+    # of cache, beside the entry's typical N = 6.74e9 bf16 weights (Llama 2 7B, counted from
+    # its configuration in the entry's symbol description): 13.48 GB, 150.9 GB in all.
     result = _on_h100(kb, "attention/decode-kv-cache", B=2, L=131072)
-    assert result.quantities["footprint"] == 2 * 131072 * 32 * 2 * 32 * 128 * 2
+    assert result.quantities["footprint"] == 2 * 131072 * 32 * 2 * 32 * 128 * 2 + 2 * 6.74e9
     assert result.capacity == 80e9
+    assert (result.fits, result.verdict) == (False, "capacity")
+
+
+def test_capacity_binds_a_verification_step_whose_weights_and_caches_outgrow_the_device(
+    kb: KnowledgeBase,
+) -> None:
+    # 8e9 bf16 target weights (16 GB) + 120 sequences x 4,096 tokens x 131,072 B of cache
+    # (64.4 GB) = 80.4 GB over the H100 SXM's 80 GB, though the roofline says memory there.
+    result = _on_h100(kb, "speculative/verification", B=120)
+    assert result.quantities["footprint"] == 2 * 8e9 + 120 * 4096 * 131072
+    assert result.times["memory"] > result.times["compute"]
     assert (result.fits, result.verdict) == (False, "capacity")
 
 
