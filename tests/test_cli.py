@@ -707,3 +707,28 @@ def test_python_dash_m_runs_kb(kb_root: Path, module: str) -> None:
     broken = checked()
     assert broken.returncode == 1, broken.stdout + broken.stderr
     assert "KB001" in broken.stdout
+
+
+def test_eval_says_which_symbols_set_no_formula_reads(kb_root: Path) -> None:
+    """`--set D=64` on an entry whose formulas do not read D was accepted without a word:
+    the header listed the other symbols, and the reader could think D was part of the result.
+    A symbol only a workaround reads, and sets itself, changes nothing either."""
+    entry = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    symbols = (
+        "  - {name: depth, symbol: D, description: In no formula., typical: 4, range: [1, 64]}\n"
+        "  - {name: rank, symbol: r, description: Low rank., typical: 8, range: [1, 64]}\n"
+    )
+    model = '  - title: W\n    description: D.\n    model: {set: {r: 8}, bytes: "2 * N / r"}\n'
+    text = entry.read_text("utf-8").replace("workarounds: []\n", f"workarounds:\n{model}")
+    entry.write_text(text.replace("\nworkarounds:", f"\n{symbols}workarounds:", 1), "utf-8")
+    at = ["eval", "fixtures/minimal", "--root", str(kb_root), "--on", "nvidia-h100-sxm"]
+
+    result = run(*at, "--set", "D=64", "--set", "r=16", "--set", "B=2")
+
+    assert result.exit_code == 0, result.output
+    header = result.output.splitlines()[1:3]
+    assert header[0].endswith("(dtype bf16; at B=2, N=1e+09)"), header
+    assert header[1] == "  D=64, r=16: set, but no formula reads them at those values"
+    alone = run(*at, "--set", "D=3.5").output.splitlines()[2]
+    assert alone == "  D=3.5: set, but no formula reads it at that value"
+    assert run(*at, "--set", "B=2").output.splitlines()[2] == ""

@@ -25,8 +25,8 @@ from bottleneck_kb.cli import main
 from bottleneck_kb.evaluation import check_overrides, evaluate_entry, select_devices
 from bottleneck_kb.formula import power
 from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.model import Entry
-from bottleneck_kb.numbers import format_seconds, number
+from bottleneck_kb.model import Entry, dtype_traits
+from bottleneck_kb.numbers import exact_number, format_quantity
 from bottleneck_kb.roofline import Formulas, assignment, beyond_bound, evaluate, parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 from bottleneck_kb.site import charts
@@ -112,6 +112,44 @@ derived:
 )
 
 
+PINNED = "flops/pinned-bits"
+# Symbols in every state a control can be in: read (B, c), set by a workaround (q by the
+# second), in no formula (D), read only by a workaround that sets it (r), and read only by a
+# workaround that leaves it to the reader (g). Its c is the disjoint entry's, in the same unit.
+PINNED_ENTRY = patched(
+    MINIMAL_ENTRY,
+    """
+id: flops/pinned-bits
+title: Quantized weights
+arithmetic_intensity:
+  summary: A decode GEMM over N weights of q bits each.
+  flops: 2 * B * N
+  bytes: N * q / 8 + c
+scales_with:
+  - {name: batch, symbol: B, description: Rows., unit: rows, typical: 4, range: [1, 64]}
+  - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
+  - {name: bits, symbol: q, description: Bits a weight., unit: bits, typical: 16, range: [4, 16]}
+  - {name: cache, symbol: c, description: Bytes., unit: B, typical: 2048, range: [1024, 4096]}
+  - {name: depth, symbol: D, description: In no formula., unit: candidates, typical: 4,
+     range: [1, 64]}
+  - {name: rank, symbol: r, description: Rank., typical: 512, range: [64, 4096]}
+  - {name: group, symbol: g, description: Weights a scale., typical: 128, range: [32, 256]}
+workarounds:
+  - title: Low rank
+    description: Factored weights.
+    model: {set: {r: 512}, bytes: "N * r / 4096 * q / 8 + c"}
+  - title: Quantized
+    description: Four-bit weights.
+    model: {set: {q: 4}}
+  - title: Grouped scales
+    description: One 16-bit scale a group.
+    model: {bytes: "N * (q + 16 / g) / 8 + c"}
+""",
+)
+
+FIXTURES = (HOSTILE, HOSTILE_FORMULA, ODD, FLOORED, DISJOINT, PINNED)
+
+
 def _hostile(text: str, new_id: str) -> str:
     replacements = {
         f"id: {LM_HEAD}": f"id: {new_id}",
@@ -144,18 +182,16 @@ def knowledge_base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     (root / "entries" / f"{ODD}.yaml").write_text(ODD_ENTRY, "utf-8")
     (root / "entries" / f"{FLOORED}.yaml").write_text(FLOORED_ENTRY, "utf-8")
     (root / "entries" / f"{DISJOINT}.yaml").write_text(DISJOINT_ENTRY, "utf-8")
+    (root / "entries" / f"{PINNED}.yaml").write_text(PINNED_ENTRY, "utf-8")
     kb = KnowledgeBase.load(root)
     assert kb.diagnostics == []
     ids = {e.id for e in kb.entries}
-    assert {HOSTILE, HOSTILE_FORMULA, LM_HEAD, ODD, FLOORED, DISJOINT} <= ids
+    assert {LM_HEAD, *FIXTURES} <= ids
     return kb
 
 
 def repository_entries(kb: KnowledgeBase) -> list[Entry]:
-    return sorted(
-        (e for e in kb.entries if e.id not in (HOSTILE, HOSTILE_FORMULA, ODD, FLOORED, DISJOINT)),
-        key=lambda e: e.id,
-    )
+    return sorted((e for e in kb.entries if e.id not in FIXTURES), key=lambda e: e.id)
 
 
 def entry_url(entry_id: str) -> str:
@@ -257,8 +293,18 @@ def test_every_entry_agrees_with_the_library_at_random_points(
         devices, _ = select_devices(entry, formulas, catalog)
         modeled = [i for i, w in enumerate(entry.workarounds) if w.model is not None]
         page = browser.open(entry_url(entry.id))
+        # The symbols no formula reads (but a workaround's that sets them) have no controls, as
+        # kb eval says they change nothing; a link's value for one is refused with a note.
+        unread = evaluate_entry(
+            entry, catalog, on=[devices[0].id], overrides=random_point(entry, rng), symbolic=False
+        ).unread
+        ranged = [s.symbol for s in entry.scales_with if s.range is not None]
+        controls = page.eval_on_selector_all(
+            ".kb-explorer input[type=range]", "inputs => inputs.map(i => i.dataset.symbol)"
+        )
+        assert controls == [s for s in ranged if s not in unread], entry.id
         for n in range(POINTS):
-            point = random_point(entry, rng)
+            point = {k: v for k, v in random_point(entry, rng).items() if k not in unread}
             check_overrides(entry, point)
             chosen = rng.choice([None, *range(len(modeled))])
             workaround = None if chosen is None else modeled[chosen]
@@ -512,13 +558,14 @@ def test_odd_symbol_names_and_ranges_past_float_arithmetic(
 def test_numbers_past_six_digits_read_as_what_they_are_and_ridges_drawn_are_said(
     browser: Browser, knowledge_base: KnowledgeBase
 ) -> None:
+    """Derived values were raw (67108864, 6.71089e+7) where the static page had 67.1 MB."""
     page = browser.open(entry_url(DISJOINT))
     header = page.locator(".kb-explorer .kb-x-results thead th").all_text_contents()
     assert header[-3:] == ["whole (B)", "split (B)", "almost (B)"]
     row = page.locator(f'.kb-explorer tr[data-device="{H100}"]')
-    assert row.locator('[data-quantity="derived.whole"]').inner_text() == "67108864"
-    assert row.locator('[data-quantity="derived.split"]').inner_text() == "6.71089e+7"
-    assert row.locator('[data-quantity="derived.almost"]').inner_text() == "100000.4"
+    assert row.locator('[data-quantity="derived.whole"]').inner_text() == "67.1 MB"
+    assert row.locator('[data-quantity="derived.split"]').inner_text() == "67.1 MB"
+    assert row.locator('[data-quantity="derived.almost"]').inner_text() == "100 kB"
     extents = page.locator(".kb-explorer .kb-x-range").all_text_contents()
     assert " 1024 to 1048576 (log scale)" in extents, extents
     entry, formulas, _ = _at_typical(knowledge_base, DISJOINT)
@@ -534,7 +581,7 @@ def test_numbers_past_six_digits_read_as_what_they_are_and_ridges_drawn_are_said
     field.fill("1048576")
     field.dispatch_event("change")
     intensity = row.locator('[data-quantity="intensity"]').inner_text()
-    assert intensity == "4.194e+6 FLOP/B", intensity
+    assert intensity == "4.19e+06 FLOP/B", intensity
     assert browser.errors == []
 
 
@@ -558,21 +605,42 @@ def test_logarithmic_axes_mark_the_decades_between_their_ends(browser: Browser) 
     assert browser.errors == []
 
 
-def test_times_take_the_prefix_the_static_table_gives_them(
+def test_every_number_is_written_as_the_static_page_writes_it(
     browser: Browser, knowledge_base: KnowledgeBase
 ) -> None:
+    """The explorer wrote derived values raw (117440512, 267.383, 2.8672e-7 for seconds), a
+    symbol's value as 0.0000036, intensities in four digits, and offered the dtypes in the
+    order the devices happened to list them: now every cell is format_quantity's text for its
+    value and unit, the values in the sentence are kb eval's with their units, and the dtypes
+    come in the catalog's order."""
+    units = {"flops": "FLOP", "bytes": "B", "intensity": "FLOP/B", "ridge": "FLOP/B"}
     shown = 0
-    for entry in repository_entries(knowledge_base):
-        if not explorable(entry):
+    entries = [knowledge_base.entry(DISJOINT), *repository_entries(knowledge_base)]
+    for entry in entries:
+        if entry is None or not explorable(entry):
             continue
+        derived = {f"derived.{d.name}": d.unit for d in entry.derived}
         page = browser.open(entry_url(entry.id))
         cells = page.eval_on_selector_all(
-            ".kb-explorer .kb-x-results [data-quantity$='time']",
-            "cells => cells.map(c => [Number(c.dataset.value), c.textContent])",
+            ".kb-explorer .kb-x-results [data-quantity][data-value]",
+            "cells => cells.map(c => [c.dataset.quantity, Number(c.dataset.value), c.textContent])",
         )
-        for value, text in cells:
-            assert text.split()[-1] == format_seconds(value).split()[-1], (entry.id, text)
+        for quantity, value, text in cells:
+            if quantity in ("verdict", "fits"):
+                continue
+            unit = "s" if quantity.endswith("time") else {**units, **derived}[quantity]
+            assert text == format_quantity(value, unit), (entry.id, quantity, value)
             shown += 1
+        _, formulas, typical = _at_typical(knowledge_base, entry.id)
+        at = ", ".join(
+            f"{k} = {exact_number(typical[k])}" + (f" {u}" if (u := entry.symbols[k].unit) else "")
+            for k in sorted(formulas.symbols)
+        )
+        summary = page.locator(".kb-x-summary").inner_text()
+        assert summary.startswith(f"At {at}, dense "), (entry.id, summary)
+        offered = page.locator('.kb-explorer select[aria-label="dtype"] option')
+        dtypes: list[str] = offered.evaluate_all("options => options.map(o => o.value)")
+        assert dtypes == [t for t in dtype_traits() if t in dtypes], (entry.id, dtypes)
     assert shown > 0
     assert browser.errors == []
 
@@ -621,41 +689,13 @@ def test_a_floor_of_a_square_root_agrees_with_the_static_table(
     # The value used, not 261121 (where the floor is 511).
     summary = page.locator(".kb-x-summary").inner_text()
     assert summary == (
-        f"At N = 1000000000, x = 261120.99999999997, dense bf16 peak: memory-bound on "
+        f"At N = 1e+09, x = 261120.99999999997, dense bf16 peak: memory-bound on "
         f"{len(devices)} of {len(devices)}."
     )
     # The page's runtime computes the powers Python does, to the bit.
     powers = page.evaluate("pairs => pairs.map(p => KBFormula.pow(p[0], p[1], 0))", POWERS)
     assert [float(x) for x in powers] == [power(*pair) for pair in POWERS]
     assert browser.errors == []
-
-
-#: Values that numbers.number writes in each of its forms, and at the edges between them.
-NUMBERS = [
-    0.0,
-    -0.0,
-    4.0,
-    0.25,
-    18.905600294681864,
-    128256.0,
-    9999999.0,
-    1e7,
-    1e9,
-    12345678.9,
-    0.0001,
-    0.00012345,
-    1e-5,
-    -2.5,
-    123456.5,
-    1.5e300,
-    5e-324,
-]
-
-
-def test_a_number_is_written_as_the_library_writes_it(browser: Browser) -> None:
-    page = browser.open(entry_url(LM_HEAD))
-    written = page.evaluate("xs => xs.map(KBFormula.number)", NUMBERS)
-    assert written == [number(x) for x in NUMBERS]
 
 
 def test_a_shared_link_reproduces_the_state(browser: Browser) -> None:
@@ -987,6 +1027,171 @@ def test_entry_text_reaches_scripts_only_as_escaped_json(knowledge_base: Knowled
     assert entry_script(formula, devices) is None
     assert explorer_block(formula, str) == ""
     assert script_path(HOSTILE) not in explorer_assets([formula], devices)
+
+
+def _control(page: Any, symbol: str) -> dict[str, Any]:
+    """A symbol's field and slider as a reader meets them: the field's value, whether each
+    is enabled, and the description the field is announced with."""
+    field = page.locator(f'.kb-explorer input[type=number][data-symbol="{symbol}"]')
+    slider = page.locator(f'.kb-explorer input[type=range][data-symbol="{symbol}"]')
+    return {
+        "value": field.input_value(),
+        "enabled": (field.is_enabled(), slider.is_enabled()),
+        "said": _description(field),
+        "slider said": _description(slider),
+    }
+
+
+def test_a_control_a_workaround_sets_shows_its_value_and_is_off_saying_why(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """With a workaround chosen, the field kept the reader's q = 8 (or 16) while the table was
+    computed at the workaround's 4, without a word."""
+    entry, formulas, _ = _at_typical(knowledge_base, PINNED)
+    device = knowledge_base.catalog.devices[H100]
+    page = browser.open(f"{entry_url(PINNED)}#q=8&@w=1&@on={H100}")
+    pinned = "set to 4 bits by \u201cQuantized\u201d"
+    assert _control(page, "q") == {
+        "value": "4",
+        "enabled": (False, False),
+        "said": f"{pinned}; 4 to 16; bits",
+        "slider said": f"{pinned}; 4 to 16; bits",
+    }
+    assert page.get_by_role("spinbutton", name="q (bits)", exact=True).is_disabled()
+    expected = evaluate(entry, formulas, device, {"q": 8.0}, workaround=1)
+    assert_agrees(table(page), {H100: expected}, "q=8 with the workaround")
+    assert "q = 4 bits" in page.locator(".kb-x-summary").inner_text()
+    # Cleared, the field is the reader's again, at the reader's value.
+    workaround = page.locator(".kb-x-workaround")
+    workaround.select_option("")
+    assert _control(page, "q") == {
+        "value": "8",
+        "enabled": (True, True),
+        "said": "4 to 16; bits",
+        "slider said": "4 to 16; bits",
+    }
+    assert "q = 8 bits" in page.locator(".kb-x-summary").inner_text()
+    # Chosen by the picker, it shows the workaround's value at once; the link keeps q=8.
+    workaround.select_option("1")
+    assert _control(page, "q")["value"] == "4"
+    assert "q=8" in page.evaluate("location.hash")
+    assert browser.errors == []
+
+
+def test_a_symbol_that_changes_nothing_has_no_control_or_an_off_one_and_says_why(
+    browser: Browser,
+) -> None:
+    """D was in no formula, r only in a workaround's that sets it, yet both had sliders that
+    moved nothing; g is read only with a workaround, which leaves it to the reader."""
+    page = browser.open(f"{entry_url(PINNED)}#@on={H100}&D=3&r=1024")
+    assert page.locator(".kb-x-notes li").all_text_contents() == [
+        "ignored D=3: D is not in the formulas, so nothing here depends on it",
+        "ignored r=1024: r is read only with \u201cLow rank\u201d, which sets it to 512",
+    ]
+    lines = {
+        symbol: page.locator(f'.kb-explorer .kb-x-symbol[data-symbol="{symbol}"]')
+        for symbol in ("D", "r")
+    }
+    for symbol, line in lines.items():
+        assert line.locator("input").count() == 0, symbol
+    assert lines["D"].inner_text().split("\n")[:2] == [
+        "D (candidates)",
+        "not in the formulas, so nothing here depends on it",
+    ]
+    assert "read only with \u201cLow rank\u201d, which sets it to 512" in lines["r"].inner_text()
+    # Neither is in the sentence of the values used, nor among the symbols the chart sweeps.
+    summary = page.locator(".kb-x-summary").inner_text()
+    assert "D =" not in summary and "r =" not in summary and "g =" not in summary
+    swept = page.locator('.kb-explorer select[aria-label="chart symbol"] option')
+    assert swept.all_text_contents() == ["B", "q", "c", "g"]
+    grouped = "read only with \u201cGrouped scales\u201d"
+    assert _control(page, "g")["enabled"] == (False, False)
+    assert _control(page, "g")["said"] == f"{grouped}; 32 to 256; group"
+    page.locator(".kb-x-workaround").select_option("2")
+    assert _control(page, "g")["enabled"] == (True, True)
+    assert "g = 128" in page.locator(".kb-x-summary").inner_text()
+    # Swept while the workaround sets it, the chart says why its lines are level.
+    page.locator(".kb-x-workaround").select_option("1")
+    page.locator('.kb-explorer select[aria-label="chart symbol"]').select_option("q")
+    captions = page.locator(".kb-explorer .kb-x-caption").all_text_contents()
+    assert (
+        "q: set to 4 bits by \u201cQuantized\u201d, so the lines below stay level across its range."
+    ) in captions
+    assert browser.errors == []
+
+
+def test_the_time_chart_is_drawn_for_the_first_device_in_the_order_chosen(
+    browser: Browser, knowledge_base: KnowledgeBase
+) -> None:
+    """The caption said "the first device chosen" of the first in the catalog's order."""
+    catalog = knowledge_base.catalog.devices
+    mi300x = "amd-instinct-mi300x"
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={H100},{mi300x}")
+
+    def drawn_for() -> str:
+        caption: str = page.locator(".kb-explorer .kb-x-caption").last.inner_text()
+        return caption
+
+    assert drawn_for().startswith(
+        f"The time each roof gives on {catalog[H100].name}, the first device chosen"
+    )
+    # Ticked again, a device goes last: the chart follows the next.
+    check = page.locator(f'.kb-x-devices input[data-device="{H100}"]')
+    check.uncheck()
+    check.check()
+    assert drawn_for().startswith(f"The time each roof gives on {catalog[mi300x].name}, ")
+    assert page.evaluate("location.hash").endswith(f"@on={mi300x},{H100}")
+    assert browser.errors == []
+
+
+def _compared_at(page: Any) -> tuple[str, dict[str, str]]:
+    """What the compare page says the entries share, and each entry's values."""
+    shared = page.locator(".kb-compare .kb-x-shared").inner_text()
+    at: dict[str, str] = page.eval_on_selector_all(
+        ".kb-compare .kb-x-at li",
+        "items => Object.fromEntries(items.map(i => [i.dataset.entry, i.textContent]))",
+    )
+    return shared, at
+
+
+def test_the_compare_page_says_what_the_entries_share_and_each_ones_values(
+    browser: Browser,
+) -> None:
+    """Two entries that shared no symbol were shown side by side "at the same values of the
+    symbols they share", each at its own operating point, which the page did not say."""
+    page, _ = compare(browser, f"#@entries={FLOORED},{PINNED}&@on={H100}&D=3")
+    assert _compared_at(page) == (
+        "The entries chosen share no symbol: each is at its own values, so their rows are not "
+        "one operating point:",
+        {
+            PINNED: "Quantized weights: at B = 4 rows, N = 1e+09, q = 16 bits, c = 2048 B",
+            FLOORED: "Square-tiled GEMM: at x = 261120.99999999997, N = 1e+09",
+        },
+    )
+    # D is read by no entry chosen: no field, and the link's value is refused.
+    assert page.locator('.kb-compare input[data-symbol="D"]').count() == 0
+    assert page.locator(".kb-compare .kb-x-notes li").all_text_contents() == [
+        "ignored \u201cD\u201d: no formula of the entries chosen reads it"
+    ]
+    # Changing the fragment alone is a new view, as following a link to it would be.
+    page.evaluate(
+        """h => new Promise(done => {
+            addEventListener("hashchange", () => setTimeout(done, 50), {once: true});
+            location.hash = h;
+        })""",
+        f"#@entries={PINNED},{DISJOINT}&@on={H100}&c=4096",
+    )
+    page.wait_for_selector(f'.kb-compare tr[data-entry="{DISJOINT}"]')
+    assert _compared_at(page) == (
+        "Shared by the entries, at one value in each that reads it: c. Each entry's other "
+        "symbols are at its own values:",
+        {
+            PINNED: "Quantized weights: at B = 4 rows, N = 1e+09, q = 16 bits, c = 4096 B (shared)",
+            DISJOINT: "Small tiles: at x = 2, constructor = 2 rows, N = 1e+09, c = 4096 B (shared)",
+        },
+    )
+    assert page.locator(f'.kb-compare input[data-entry="{FLOORED}"]').is_checked() is False
+    assert browser.errors == []
 
 
 def test_a_device_that_cannot_run_the_values_is_skipped_with_kb_evals_reason(

@@ -97,6 +97,9 @@ class EntryEvaluation:
     intensity: Rendered | None = None
     workarounds: list[WorkaroundEffect] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
+    #: The symbols set (overrides) that change nothing: no formula reads them, or only a
+    #: workaround's that sets its own value. The report says so.
+    unread: dict[str, float] = field(default_factory=dict)
 
     @property
     def verdicts(self) -> dict[str, list[str]]:
@@ -267,8 +270,17 @@ def evaluate_entry(
                     where, offset = written, alone.offset
                     break
             raise EvaluationError(exc.message, where, offset) from None
+    # What a workaround's formulas read counts where it does not set it itself.
+    read = set(formulas.symbols)
+    for index, workaround in enumerate(entry.workarounds):
+        if workaround.model is not None:
+            replaced = [*formulas.workaround[index], *formulas.workaround_others[index].values()]
+            for parsed in replaced:
+                if parsed is not None:
+                    read |= parsed.symbols - workaround.model.overrides.keys()
+    unread = {name: value for name, value in overrides.items() if name not in read}
     return EntryEvaluation(
-        entry, formulas, values, results, skipped, by_device, rendered, effects, outcomes
+        entry, formulas, values, results, skipped, by_device, rendered, effects, outcomes, unread
     )
 
 

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import inert_json, one_line
-from ..numbers import format_quantity, format_seconds, number, times
+from ..numbers import exact_number, format_quantity, format_seconds, number, times
 from . import EVALUATION, reporter, table
 
 if TYPE_CHECKING:
@@ -92,6 +92,16 @@ _COLUMNS = [
 ]
 
 
+def _unread(unread: dict[str, float]) -> list[str]:
+    """The header's line on symbols set that change nothing, if any."""
+    if not unread:
+        return []
+    said = ", ".join(f"{k}={exact_number(v)}" for k, v in sorted(unread.items()))
+    # A workaround's formula may read one, but at the value the workaround sets.
+    them = "it at that value" if len(unread) == 1 else "them at those values"
+    return [f"  {said}: set, but no formula reads {them}"]
+
+
 @reporter(EVALUATION, "table")
 def evaluation_table(evaluation: EntryEvaluation) -> str:
     entry = evaluation.entry
@@ -100,6 +110,7 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
         f"{entry.id}: {entry.title}",
         f"  intensity = {rendered.text if rendered else '?'} FLOP/B   "
         f"(dtype {entry.intensity.dtype}; at {evaluation.assignment})",
+        *_unread(evaluation.unread),
         "",
     ]
     extra = list(dict.fromkeys(n for r in evaluation.results for n in r.times))[2:]

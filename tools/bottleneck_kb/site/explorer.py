@@ -18,7 +18,7 @@ from typing import Any
 
 from ..evaluation import select_devices
 from ..formula import Formula
-from ..model import PEAK_FLOPS, Device, Entry
+from ..model import PEAK_FLOPS, Device, Entry, dtype_traits
 from ..roofline import CAPACITY, ROOFS, Roof, figures_needed, parse_formulas
 from .export import symbol_record
 from .formula_js import compile_formula, js_literal
@@ -39,10 +39,11 @@ __all__ = [
 #: The explorer's static files, by path below the site's root.
 ASSETS = {
     "assets/explorer/kb-formula.js": "kb-formula.js",
+    "assets/explorer/kb-numbers.js": "kb-numbers.js",
     "assets/explorer/kb-explorer.js": "kb-explorer.js",
     "assets/explorer/kb-explorer.css": "kb-explorer.css",
 }
-RUNTIME, EXPLORER, STYLES = ASSETS
+RUNTIME, NUMBERS, EXPLORER, STYLES = ASSETS
 #: The compare page, below the docs folder.
 COMPARE = "compare.md"
 
@@ -59,7 +60,8 @@ def _figures(device: Device, names: Iterable[str]) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     for name in names:
         if name == PEAK_FLOPS:
-            figures[name] = {t: m.value for t, m in device.peak_flops.items()}
+            peaks = device.peak_flops
+            figures[name] = {t: peaks[t].value for t in dtype_traits() if t in peaks}
         elif (measure := device.parameter(name)) is not None:
             figures[name] = measure.value
     return figures
@@ -71,6 +73,12 @@ def _roof(roof: Roof) -> dict[str, str | None]:
 
 def _functions(named: Mapping[str, Formula]) -> str:
     return "{" + ",".join(f"{js_literal(k)}:{compile_formula(f)}" for k, f in named.items()) + "}"
+
+
+def _reads(entry: Entry, formulas: Iterable[Formula]) -> list[str]:
+    """The entry's symbols that `formulas` read, in the order the entry lists them."""
+    read = set().union(*(f.symbols for f in formulas))
+    return [s.symbol for s in entry.scales_with if s.symbol in read]
 
 
 def script(
@@ -110,8 +118,17 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
             for name, parsed in (("flops", flops), ("bytes", bytes_))
             if parsed is not None
         }
-        replacements.append({**replaced, **formulas.workaround_others[index]})
-        workarounds.append({"title": plain(workaround.title), "set": workaround.model.overrides})
+        replacement = {**replaced, **formulas.workaround_others[index]}
+        replacements.append(replacement)
+        in_effect = {**base, **replacement}.values()
+        workarounds.append(
+            {
+                "title": plain(workaround.title),
+                "set": workaround.model.overrides,
+                # The symbols its formulas and the derived ones read (not those it sets).
+                "uses": _reads(entry, [*in_effect, *(f for _, f in formulas.derived)]),
+            }
+        )
     given = set(base).union(*replacements)
     needs = figures_needed(formulas)
     chosen, _ = select_devices(entry, formulas, {d.id: d for d in devices})
@@ -120,6 +137,10 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
         "title": plain(entry.title),
         "dtype": entry.intensity.dtype,
         "symbols": [symbol_record(s) for s in entry.scales_with],
+        # The symbols the formulas read without a workaround: the others change nothing.
+        "uses": _reads(entry, [*base.values(), *(f for _, f in formulas.derived)]),
+        # The dtypes in the catalog's order (the hardware schema's), for the dtype picker.
+        "dtypes": list(dtype_traits()),
         "roofs": [_roof(r) for r in ROOFS if r.quantity in given],
         "capacity": _roof(CAPACITY) if CAPACITY.quantity in given else None,
         "needs": needs,
@@ -144,7 +165,7 @@ def explorer_assets(entries: Sequence[Entry], devices: Sequence[Device]) -> dict
 
 def _scripts(asset_url: Callable[[str], str], entry_ids: Iterable[str]) -> str:
     tags = [f'<link rel="stylesheet" href="{html.escape(asset_url(STYLES))}">']
-    for path in (RUNTIME, EXPLORER, *map(script_path, entry_ids)):
+    for path in (RUNTIME, NUMBERS, EXPLORER, *map(script_path, entry_ids)):
         tags.append(f'<script src="{html.escape(asset_url(path))}"></script>')
     return "".join(tags)
 

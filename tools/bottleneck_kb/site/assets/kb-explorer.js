@@ -6,11 +6,13 @@
 (function () {
   "use strict";
   var R = window.KBFormula;
+  var N = window.KBNumbers;
   var SVG = "http://www.w3.org/2000/svg";
   var registry = Object.create(null);
   var waiting = Object.create(null);
   var SLIDER_STEPS = 1000;
   var CHART_POINTS = 48;
+  var RIDGE_LINES = 6;
 
   /* Maps keyed by what an entry or a link names (symbols, dtypes, figures): without a
      prototype, so a symbol named `constructor` or `__proto__` is a key like any other. */
@@ -41,6 +43,32 @@
     var workaround = state.workaround === null ? null : data.workarounds[state.workaround];
     if (workaround) Object.keys(workaround.set).forEach(function (k) { values[k] = workaround.set[k]; });
     return values;
+  }
+
+  /* The symbols the formulas in effect read (the derived ones too): the entry's own, or with a
+     workaround its model's, among them any it sets. */
+  function reads(data, workaround) {
+    return workaround === null ? data.uses : data.workarounds[workaround].uses;
+  }
+
+  /* Whether moving a symbol can change anything: the formulas read it without a workaround,
+     or with one that does not set it. */
+  function movable(data, name) {
+    return data.uses.indexOf(name) >= 0 || data.workarounds.some(function (w) {
+      return w.uses.indexOf(name) >= 0 && !has(w.set, name);
+    });
+  }
+
+  function quoted(text) { return "\u201c" + text + "\u201d"; }
+
+  /* Why a symbol that no control could move has none: it is in no formula, or only in those
+     of workarounds that set it. */
+  function unmoved(data, symbol) {
+    var setting = data.workarounds.filter(function (w) { return w.uses.indexOf(symbol.symbol) >= 0; });
+    if (!setting.length) return "not in the formulas, so nothing here depends on it";
+    return "read only with " + setting.map(function (w) {
+      return quoted(w.title) + ", which sets it to " + valued(symbol, w.set[symbol.symbol]);
+    }).join(", and with ");
   }
 
   function refusal(what, error) {
@@ -98,8 +126,8 @@
       return s.at_most !== null && has(done.values, s.symbol) && done.values[s.symbol] > device.figures[s.at_most];
     })[0];
     if (beyond) {
-      result.skipped = beyond.symbol + " = " + R.number(done.values[beyond.symbol]) + " is more than its " +
-        beyond.at_most + " (" + R.number(device.figures[beyond.at_most]) + ")";
+      result.skipped = beyond.symbol + " = " + N.number(done.values[beyond.symbol]) + " is more than its " +
+        beyond.at_most + " (" + N.number(device.figures[beyond.at_most]) + ")";
       return result;
     }
     var env = map();
@@ -162,57 +190,12 @@
 
   /* --- numbers for people --------------------------------------------------------------- */
 
-  var PREFIXES = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
-
-  /* Three significant digits under the largest prefix that fits; past the largest, in
-     scientific notation (1.23e+22 FLOP), never a long integer. */
-  function si(x, unit) {
-    if (x === 0) return "0 " + unit;
-    if (Math.abs(x) >= 1000 * PREFIXES[0][0]) return x.toPrecision(3) + " " + unit;
-    for (var i = 0; i < PREFIXES.length; i++) {
-      if (Math.abs(x) >= PREFIXES[i][0] || i === PREFIXES.length - 1) {
-        return Number((x / PREFIXES[i][0]).toPrecision(3)) + " " + PREFIXES[i][1] + unit;
-      }
-    }
-    return String(x);
-  }
-
-  /* A time as numbers.format_seconds picks its prefix: the largest whose tenth it reaches
-     (0.81 ms, not 810 µs, as the static table has it). */
-  function seconds(x) {
-    if (x >= 1e6) return x.toPrecision(3) + " s"; // 5.22e+6 s, as the static table's 5.22e+06 s
-    var steps = [[1, "s"], [1e-3, "ms"], [1e-6, "\u00b5s"], [1e-9, "ns"]];
-    for (var i = 0; i < steps.length; i++) {
-      if (x >= steps[i][0] * 0.1 || i === steps.length - 1) return Number((x / steps[i][0]).toPrecision(3)) + " " + steps[i][1];
-    }
-    return String(x);
-  }
-
-  var RIDGE_LINES = 6;
-
-  /* A number in 6 significant digits, or as many more as it takes never to read as an
-     integer it is not: 1048576 stays whole, 100000.4 is 100000.4 (not 100000), and past a
-     million a non-integer is 6.71089e+7 (not 67108900). */
-  function plain(x) {
-    if (Number.isInteger(x) && Math.abs(x) < 1e15) return String(x);
-    if (Math.abs(x) >= 1e6) return Number(x.toPrecision(6)).toExponential();
-    for (var digits = 6; digits <= 17; digits++) {
-      var shown = Number(x.toPrecision(digits));
-      if (!Number.isInteger(shown)) return String(shown);
-    }
-    return String(x);
-  }
-
-  /* A value the formulas are evaluated at: as plain() where that is the same number, else with
-     every digit it takes (261120.99999999997, not 261121, where a floor would differ). */
-  function used(x) { var shown = plain(x); return Number(shown) === x ? shown : String(x); }
-
-  /* An intensity or ridge point: four significant digits, in scientific notation past a
-     million (1.235e+7, not 12350000). */
-  function ratio(x) {
-    var shown = Number(x.toPrecision(4));
-    return Math.abs(shown) >= 1e6 ? shown.toExponential() : String(shown);
-  }
+  /* Every number is written as the static page writes it (numbers.py, mirrored by
+     kb-numbers.js): a quantity in its unit with an SI prefix where the unit takes one
+     (117 MB, 0.314 ms, 4.0 FLOP/B, 267 rows), a symbol's value as `kb eval` shows it, with
+     its unit: every digit it takes where fewer would be another number (261120.99999999997,
+     not 261121, where a floor would differ). */
+  function valued(symbol, x) { return N.exactNumber(x) + (symbol.unit ? " " + symbol.unit : ""); }
 
   /* --- the URL fragment ------------------------------------------------------------------ */
 
@@ -284,6 +267,8 @@
         if (value === "") state.workaround = null;
         else if (Number.isInteger(index) && index >= 0 && index < data.workarounds.length) state.workaround = index;
         else notes.push("ignored workaround \u201c" + value + "\u201d");
+      } else if (has(bySymbol, key) && bySymbol[key].range !== null && !movable(data, key)) {
+        notes.push("ignored " + key + "=" + value + ": " + key + " is " + unmoved(data, bySymbol[key]));
       } else if (has(bySymbol, key)) {
         var x = given(bySymbol[key], value, notes);
         if (x !== undefined) state.values[key] = x;
@@ -301,8 +286,8 @@
     var lo = symbol.range[0], hi = symbol.range[1];
     if (x >= lo && x <= hi) return x;
     var kept = x < lo ? lo : hi;
-    notes.push(symbol.symbol + "=" + text + " is outside its range [" + plain(lo) + ", " +
-      plain(hi) + "]; set to " + plain(kept));
+    notes.push(symbol.symbol + "=" + text + " is outside its range [" + N.number(lo) + ", " +
+      N.number(hi) + "]; set to " + N.number(kept));
     return kept;
   }
 
@@ -356,7 +341,7 @@
   /* A power of ten as briefly as it reads: 1000, 0.01, and past that 1e+11 or 1e-9. */
   function decade(v) {
     var exponent = Math.round(Math.log10(v));
-    return exponent >= -2 && exponent <= 4 ? plain(v) : "1e" + (exponent > 0 ? "+" : "") + exponent;
+    return exponent >= -2 && exponent <= 4 ? N.number(v) : "1e" + (exponent > 0 ? "+" : "") + exponent;
   }
 
   /* charts.MAX_LOG_TICKS: a logarithmic axis marks at most this many decades. */
@@ -394,14 +379,18 @@
     return Math.round(fraction(x, lo, hi, isLog(symbol)) * SLIDER_STEPS);
   }
 
+  /* The entry's dtype and those the devices have a dense peak for, in the catalog's order
+     (the hardware schema's: fp64, fp32, tf32, bf16, fp16, fp8, fp4). */
   function dtypesOf(data, devices) {
-    var found = [];
+    var found = [data.dtype];
     data.devices.forEach(function (d) {
       if (devices.indexOf(d.id) < 0) return;
       Object.keys(d.figures.peak_flops || {}).forEach(function (t) { if (found.indexOf(t) < 0) found.push(t); });
     });
-    if (found.indexOf(data.dtype) < 0) found.unshift(data.dtype);
-    return found;
+    function rank(t) { var i = data.dtypes.indexOf(t); return i < 0 ? data.dtypes.length : i; }
+    return found.map(function (t, i) { return [rank(t), i, t]; })
+      .sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; })
+      .map(function (x) { return x[2]; });
   }
 
   /* --- an entry page ---------------------------------------------------------------------- */
@@ -451,10 +440,19 @@
     if (s.range === null) {
       return el("div", { "class": "kb-x-symbol" }, [
         el("span", { "class": "kb-x-name" }, [label]),
-        el("span", {}, [" fixed at " + (s.typical === null ? "no value" : used(s.typical)) + " (no range)"])]);
+        el("span", {}, [" fixed at " + (s.typical === null ? "no value" : valued(s, s.typical)) + " (no range)"])]);
+    }
+    // A slider that could never change anything is not drawn: the line says why.
+    if (!movable(this.entry.data, s.symbol)) {
+      return el("div", { "class": "kb-x-symbol kb-x-unused", "data-symbol": s.symbol }, [
+        el("span", { "class": "kb-x-name" }, [label]),
+        el("span", { "class": "kb-x-status" }, [unmoved(this.entry.data, s)]),
+        el("span", { "class": "kb-x-about" }, [s.name])]);
     }
     var initial = has(this.state.values, s.symbol) ? this.state.values[s.symbol] : (s.typical !== null ? s.typical : s.range[0]);
     this.state.values[s.symbol] = initial;
+    // Described by its range and meaning, and first, while the controls are off, by why:
+    // "set to 4 bits by ..." is what a reader needs before the range.
     var described = id + "-range " + id + "-about";
     var slider = el("input", { type: "range", min: "0", max: String(SLIDER_STEPS), step: "1",
       "data-symbol": s.symbol, "aria-label": label + " slider", "aria-describedby": described });
@@ -463,8 +461,8 @@
     // The slider's position (0 to SLIDER_STEPS) means nothing to a reader: it is announced
     // as the value the field shows, with its unit.
     function show(x) {
-      field.value = String(x);
-      slider.setAttribute("aria-valuetext", String(x) + (s.unit ? " " + s.unit : ""));
+      field.value = N.exactNumber(x);
+      slider.setAttribute("aria-valuetext", valued(s, x));
     }
     function moved() {
       var x = sliderToValue(s, Number(slider.value));
@@ -497,12 +495,52 @@
       slider.value = String(valueToSlider(s, self.state.values[s.symbol]));
       self.update(true);
     });
-    this.inputs[s.symbol] = { slider: slider, field: field };
-    var extent = " " + plain(s.range[0]) + " to " + plain(s.range[1]) + (isLog(s) ? " (log scale)" : "");
-    return el("div", { "class": "kb-x-symbol" }, [
-      el("label", { "class": "kb-x-name", "for": id }, [label]), slider, field,
+    var status = el("span", { "class": "kb-x-status", id: id + "-status" });
+    var extent = " " + N.number(s.range[0]) + " to " + N.number(s.range[1]) + (isLog(s) ? " (log scale)" : "");
+    var row = el("div", { "class": "kb-x-symbol", "data-symbol": s.symbol }, [
+      el("label", { "class": "kb-x-name", "for": id }, [label]), slider, field, status,
       el("span", { "class": "kb-x-range", id: id + "-range" }, [extent]),
       el("span", { "class": "kb-x-about", id: id + "-about" }, [s.name])]);
+    this.inputs[s.symbol] = { symbol: s, slider: slider, field: field, status: status, row: row, show: show,
+      described: described };
+    return row;
+  };
+
+  /* Why a symbol's controls are off in the current state, or "" when moving them changes the
+     evaluation: a workaround chosen sets it, or the formulas in effect do not read it. */
+  Explorer.prototype.why = function (s) {
+    var data = this.entry.data;
+    var index = this.state.workaround;
+    var workaround = index === null ? null : data.workarounds[index];
+    if (workaround && has(workaround.set, s.symbol)) {
+      return "set to " + valued(s, workaround.set[s.symbol]) + " by " + quoted(workaround.title);
+    }
+    if (reads(data, index).indexOf(s.symbol) >= 0) return "";
+    if (workaround) return "not read by the formulas with " + quoted(workaround.title);
+    return "read only with " + data.workarounds.filter(function (w) {
+      return w.uses.indexOf(s.symbol) >= 0 && !has(w.set, s.symbol);
+    }).map(function (w) { return quoted(w.title); }).join(" or ");
+  };
+
+  /* Each symbol's controls as the state has them: one a chosen workaround sets shows that
+     value, and one that changes nothing is off; each says why. The reader's own value is kept
+     and comes back when the workaround is cleared. */
+  Explorer.prototype.renderControls = function () {
+    var state = this.state;
+    Object.keys(this.inputs).forEach(function (name) {
+      var input = this.inputs[name], s = input.symbol;
+      var why = this.why(s);
+      var workaround = state.workaround === null ? null : this.entry.data.workarounds[state.workaround];
+      var x = workaround && has(workaround.set, name) ? workaround.set[name] : state.values[name];
+      input.show(x);
+      if (sliderToValue(s, Number(input.slider.value)) !== x) input.slider.value = String(valueToSlider(s, x));
+      input.slider.disabled = input.field.disabled = why !== "";
+      input.status.textContent = why;
+      [input.slider, input.field].forEach(function (control) {
+        control.setAttribute("aria-describedby", (why ? input.status.id + " " : "") + input.described);
+      });
+      input.row.classList.toggle("kb-x-off", why !== "");
+    }, this);
   };
 
   Explorer.prototype.deviceControl = function () {
@@ -513,8 +551,11 @@
     data.devices.forEach(function (d) {
       var check = el("input", { type: "checkbox", value: d.id, "data-device": d.id });
       check.checked = self.state.devices.indexOf(d.id) >= 0;
+      // The devices are kept in the order the reader chose them (the link's `@on`, then each
+      // ticked last): the time chart is drawn for the first.
       check.addEventListener("change", function () {
-        self.state.devices = checks.filter(function (c) { return c.checked; }).map(function (c) { return c.value; });
+        var kept = self.state.devices.filter(function (id) { return id !== d.id; });
+        self.state.devices = check.checked ? kept.concat([d.id]) : kept;
         self.notes = [];
         self.update(true);
       });
@@ -602,6 +643,7 @@
     if (write) history.replaceState(null, "", window.location.pathname + window.location.search + (fragment || "#"));
     this.link.setAttribute("href", window.location.pathname + window.location.search + fragment);
     this.renderDtypes();
+    this.renderControls();
     var roofs = data.roofs.map(function (r) { return r.name; });
     var derived = this.entry.compiled.derived.map(function (pair) { return pair[0]; });
     var units = map();
@@ -632,33 +674,39 @@
           "data-quantity": r.error ? "error" : "skipped" }, [why]));
         if (r.error && notes.indexOf(why) < 0) notes.push("The model is " + why);
       } else {
-        row.appendChild(cell("flops", r.flops, si(r.flops, "FLOP")));
-        row.appendChild(cell("bytes", r.bytes, si(r.bytes, "B")));
-        row.appendChild(cell("intensity", r.intensity, ratio(r.intensity) + " FLOP/B"));
-        row.appendChild(cell("ridge", r.ridge, ratio(r.ridge) + " FLOP/B"));
+        row.appendChild(cell("flops", r.flops, N.quantity(r.flops, "FLOP")));
+        row.appendChild(cell("bytes", r.bytes, N.quantity(r.bytes, "B")));
+        row.appendChild(cell("intensity", r.intensity, N.quantity(r.intensity, "FLOP/B")));
+        row.appendChild(cell("ridge", r.ridge, N.quantity(r.ridge, "FLOP/B")));
         var verdict = el("td", { "class": "kb-verdict kb-" + r.verdict, "data-quantity": "verdict", "data-value": r.verdict }, [r.verdict]);
         row.appendChild(verdict);
         roofs.forEach(function (name) {
-          row.appendChild(name in r.times ? cell(name + "_time", r.times[name], seconds(r.times[name])) : el("td", {}, ["\u2014"]));
+          row.appendChild(name in r.times ? cell(name + "_time", r.times[name], N.seconds(r.times[name])) : el("td", {}, ["\u2014"]));
         });
         if (data.capacity) {
           row.appendChild(r.fits === null ? el("td", {}, ["\u2014"]) :
             el("td", { "data-quantity": "fits", "data-value": String(r.fits) }, [r.fits ? "yes" : "no"]));
         }
-        row.appendChild(cell("time", r.time, seconds(r.time)));
+        row.appendChild(cell("time", r.time, N.seconds(r.time)));
         derived.forEach(function (name) {
-          row.appendChild(cell("derived." + name, r.derived[name], plain(r.derived[name])));
+          row.appendChild(cell("derived." + name, r.derived[name], N.quantity(r.derived[name], units[name])));
         });
       }
       body.appendChild(row);
     });
     fill(this.table, header, body);
-    var shown = Object.keys(evaluation.values).sort().map(function (k) { return k + " = " + used(evaluation.values[k]); });
+    // The values of the symbols the formulas in effect read, as the static page lists them.
+    var bySymbol = map();
+    data.symbols.forEach(function (s) { bySymbol[s.symbol] = s; });
+    var read = reads(data, state.workaround);
+    var shown = Object.keys(evaluation.values).sort().filter(function (k) { return read.indexOf(k) >= 0; })
+      .map(function (k) { return k + " = " + valued(bySymbol[k], evaluation.values[k]); });
     var good = evaluation.results.filter(function (r) { return r.verdict; });
     var verdicts = {};
     good.forEach(function (r) { verdicts[r.verdict] = (verdicts[r.verdict] || 0) + 1; });
-    this.summary.textContent = "At " + shown.join(", ") + (state.workaround !== null ? " with \u201c" +
-      data.workarounds[state.workaround].title + "\u201d" : "") + ", dense " + state.dtype + " peak: " +
+    var at = (shown.length ? "At " + shown.join(", ") + (state.workaround !== null ? " with " : "") : "With ") +
+      (state.workaround !== null ? quoted(data.workarounds[state.workaround].title) : "");
+    this.summary.textContent = at + (at === "With " ? "dense " : ", dense ") + state.dtype + " peak: " +
       (good.length ? Object.keys(verdicts).map(function (v) { return v + "-bound on " + verdicts[v] + " of " + good.length; }).join(", ") : "no device evaluated") + ".";
     this.noteList.textContent = "";
     notes.forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
@@ -692,12 +740,12 @@
     chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: H - bottom, x2: W - right, y2: H - bottom }));
     chart.appendChild(svg("line", { "class": "kb-x-axis", x1: left, y1: top, x2: left, y2: H - bottom }));
     [[lo, "start"], [hi, "end"]].forEach(function (p) {
-      chart.appendChild(svg("text", { x: fx(p[0]), y: H - bottom + 16, "text-anchor": p[1] }, [plain(p[0])]));
+      chart.appendChild(svg("text", { x: fx(p[0]), y: H - bottom + 16, "text-anchor": p[1] }, [N.number(p[0])]));
     });
     // Decades between the ends, each labelled as briefly as it can be (1e+11), and only where
     // its label keeps clear of the ends' labels (about 7 pixels a character).
     if (xlog) {
-      var loText = plain(lo), hiText = plain(hi);
+      var loText = N.number(lo), hiText = N.number(hi);
       decades(lo, hi).forEach(function (v) {
         var label = decade(v);
         var clear = fx(v) - fx(lo) > 7 * (loText.length + label.length / 2) + 6 &&
@@ -758,7 +806,9 @@
   Explorer.prototype.renderChart = function (evaluation) {
     var data = this.entry.data;
     var self = this;
-    var ranged = data.symbols.filter(function (s) { return s.range !== null && s.range[1] > s.range[0]; });
+    var ranged = data.symbols.filter(function (s) {
+      return s.range !== null && s.range[1] > s.range[0] && movable(data, s.symbol);
+    });
     if (!ranged.length) return;
     if (this.sweep === null) this.sweep = this.widestSweep(ranged);
     var symbol = ranged.filter(function (s) { return s.symbol === self.sweep; })[0];
@@ -776,10 +826,15 @@
       this.chart.appendChild(this.charts);
     }
     this.charts.textContent = "";
+    var off = this.why(symbol);
+    if (off) {
+      this.charts.appendChild(el("p", { "class": "kb-x-caption" }, [symbol.symbol + ": " + off +
+        ", so the lines below stay level across its range."]));
+    }
     var at = evaluation.values[symbol.symbol];
     var good = evaluation.results.filter(function (r) { return r.verdict; });
     // Six ridge lines are as many as the chart can label apart.
-    var intensity = lineChart(symbol, "intensity (FLOP/B)", ratio,
+    var intensity = lineChart(symbol, "intensity (FLOP/B)", N.number,
       [{ label: "", points: this.curve(symbol), cls: "kb-curve" }],
       good.slice(0, RIDGE_LINES).map(function (r, i) { return { label: r.name + " ridge", y: r.ridge, cls: "kb-series-" + i }; }), at);
     if (intensity && good.length > RIDGE_LINES) {
@@ -788,7 +843,12 @@
     }
     if (intensity) this.charts.appendChild(intensity);
     if (!good.length) return;
-    var device = data.devices.filter(function (d) { return d.id === good[0].device; })[0];
+    // The first device in the order the reader chose them that has a result (the table keeps
+    // the catalog's order).
+    var first = this.state.devices.filter(function (id) {
+      return good.some(function (r) { return r.device === id; });
+    })[0];
+    var device = data.devices.filter(function (d) { return d.id === first; })[0];
     var lines = data.roofs.map(function (roof, i) { return { label: roof.name, points: [], cls: "kb-series-" + i, roof: roof.name }; });
     this.sweepPoints(symbol).forEach(function (x) {
       var state = self.stateAt(symbol.symbol, x);
@@ -798,10 +858,11 @@
         if (line.roof in result.times) line.points.push([x, result.times[line.roof]]);
       });
     });
-    var times = lineChart(symbol, "time", seconds, lines, [], at);
+    var times = lineChart(symbol, "time", N.seconds, lines, [], at);
     if (times) {
       this.charts.appendChild(el("p", { "class": "kb-x-caption" }, ["The time each roof gives on " + device.name +
-        ", the first device chosen: the highest is the lower bound, and where lines cross the verdict flips."]));
+        (first === this.state.devices[0] ? ", the first device chosen" : ", the first device chosen that is evaluated") +
+        " (untick it to draw the next): the highest is the lower bound, and where lines cross the verdict flips."]));
       times.classList.add("kb-x-times");
       this.charts.appendChild(times);
     }
@@ -871,7 +932,9 @@
     this.askedDevices = null;
     this.readFragment();
     root.appendChild(el("p", {}, ["Pick two or more entries, or one entry and several devices: " +
-      "their lower-bound times and verdicts side by side, at the same values of the symbols they share."]));
+      "their lower-bound times and verdicts side by side. A symbol the entries share (its name, " +
+      "in the same unit) takes one value in all of them; each entry's other symbols keep its own " +
+      "values. Under the table, each entry's values."]));
     var box = el("fieldset", { "class": "kb-x-entries" }, [el("legend", {}, ["Entries"])]);
     this.checks = listed.map(function (e) {
       var check = el("input", { type: "checkbox", value: e.id, "data-entry": e.id });
@@ -891,7 +954,16 @@
     root.appendChild(this.summary);
     this.table = scrollBox("entries compared");
     root.appendChild(this.table);
+    // Which symbols the entries share, and each entry's values: two entries that share none
+    // are at two operating points, which the table alone does not show.
+    this.shared = el("p", { "class": "kb-x-shared", "aria-live": "polite" });
+    root.appendChild(this.shared);
+    this.at = el("ul", { "class": "kb-x-at" });
+    root.appendChild(this.at);
     root.hidden = false;
+    // A page whose fragment changed builds a new one: this one's entries, still loading, must
+    // not draw over it.
+    this.live = true;
     this.choose();
   }
 
@@ -923,7 +995,7 @@
     this.state.entries.forEach(function (id) {
       load(self.listed.filter(function (e) { return e.id === id; })[0], function () {
         pending -= 1;
-        if (pending === 0) self.build();
+        if (pending === 0 && self.live) self.build();
       });
     });
   };
@@ -942,6 +1014,10 @@
     // A name two entries measure in different units (B in sequences, B in rows) is not one
     // quantity: it is not shared, and each entry keeps its own typical value.
     var units = map();
+    // The entries that read each symbol (no workaround here: their own formulas), and the
+    // symbols some entry chosen has but none reads, which no control is made for.
+    var readers = map();
+    var unread = map();
     this.conflicts = [];
     this.state.entries.forEach(function (id) {
       var data = registry[id].data;
@@ -950,10 +1026,12 @@
         deviceNames[d.id] = d.name;
       });
       data.symbols.forEach(function (s) {
+        if (data.uses.indexOf(s.symbol) < 0) { unread[s.symbol] = true; return; }
         var unit = s.unit || "";
         if (!has(units, s.symbol)) units[s.symbol] = [unit];
         else if (units[s.symbol].indexOf(unit) < 0) units[s.symbol].push(unit);
         if (s.range === null) { fixed[s.symbol] = s; return; }
+        (readers[s.symbol] = readers[s.symbol] || []).push(id);
         var known = symbols[s.symbol];
         symbols[s.symbol] = known ? { symbol: s.symbol, unit: s.unit, name: s.name, typical: known.typical,
           range: [Math.max(known.range[0], s.range[0]), Math.min(known.range[1], s.range[1])] } : s;
@@ -993,32 +1071,35 @@
         return; // ranges that do not overlap: said above
       } else if (has(fixed, key)) {
         given(fixed[key], pair[1], self.notes); // refused and said: no entry gives it a range
+      } else if (has(unread, key)) {
+        self.notes.push("ignored \u201c" + key + "\u201d: no formula of the entries chosen reads it");
       } else {
         self.notes.push("ignored \u201c" + key + "\u201d: not a symbol of the entries chosen");
       }
     });
     this.asked = [];
     this.state.values = values;
+    this.common = shared.filter(function (name) { return readers[name].length > 1; });
     this.controls.textContent = "";
     shared.forEach(function (name, i) {
       var s = symbols[name];
       var id = "kb-c-" + i;
       // The reader's value kept from before a change of entries, else the typical one.
       var start = has(before, name) ? before[name] : s.typical !== null ? s.typical : s.range[0];
-      if (!has(values, name)) values[name] = clamp(s, used(start), self.notes);
+      if (!has(values, name)) values[name] = clamp(s, N.exactNumber(start), self.notes);
       var field = el("input", { type: "number", step: "any", "data-symbol": name, id: id,
         "aria-describedby": id + "-range " + id + "-about" });
-      field.value = String(self.state.values[name]);
+      field.value = N.exactNumber(self.state.values[name]);
       field.addEventListener("change", function () {
         self.notes = [];
         var x = given(s, field.value.trim(), self.notes);
         if (x !== undefined) self.state.values[name] = x;
-        field.value = String(self.state.values[name]);
+        field.value = N.exactNumber(self.state.values[name]);
         self.render();
       });
       self.controls.appendChild(el("div", { "class": "kb-x-symbol" }, [
         el("label", { "class": "kb-x-name", "for": id }, [name + (s.unit ? " (" + s.unit + ")" : "")]), field,
-        el("span", { "class": "kb-x-range", id: id + "-range" }, [" " + plain(s.range[0]) + " to " + plain(s.range[1])]),
+        el("span", { "class": "kb-x-range", id: id + "-range" }, [" " + N.number(s.range[0]) + " to " + N.number(s.range[1])]),
         el("span", { "class": "kb-x-about", id: id + "-about" }, [s.name])]));
     });
     this.devices.textContent = "";
@@ -1044,6 +1125,8 @@
     history.replaceState(null, "", window.location.pathname + "#" + parts.join("&"));
     var body = el("tbody");
     var verdicts = map();
+    var common = this.common || [];
+    this.at.textContent = "";
     this.state.entries.forEach(function (id) {
       var entry = registry[id];
       if (!entry) return;
@@ -1053,12 +1136,19 @@
         if (s.range !== null && has(self.state.values, s.symbol)) values[s.symbol] = self.state.values[s.symbol];
       });
       var evaluation = evaluate(id, { values: values, devices: self.state.devices || [], dtype: entry.data.dtype, workaround: null });
+      var at = entry.data.symbols.filter(function (s) {
+        return entry.data.uses.indexOf(s.symbol) >= 0 && has(evaluation.values, s.symbol);
+      }).map(function (s) {
+        return s.symbol + " = " + valued(s, evaluation.values[s.symbol]) + (common.indexOf(s.symbol) >= 0 ? " (shared)" : "");
+      });
+      self.at.appendChild(el("li", { "data-entry": id }, [entry.data.title + ": " +
+        (at.length ? "at " + at.join(", ") : "its formulas read no symbol")]));
       evaluation.results.forEach(function (r) {
         var row = el("tr", { "data-entry": id, "data-device": r.device }, [rowHeader(entry.data.title), rowHeader(r.name)]);
         if (r.verdict) {
           verdicts[r.verdict] = (verdicts[r.verdict] || 0) + 1;
           row.appendChild(el("td", { "class": "kb-verdict kb-" + r.verdict, "data-quantity": "verdict", "data-value": r.verdict }, [r.verdict]));
-          row.appendChild(cell("time", r.time, seconds(r.time)));
+          row.appendChild(cell("time", r.time, N.seconds(r.time)));
         } else {
           row.appendChild(el("td", { colspan: "2", "class": "kb-x-undefined",
             "data-quantity": r.error ? "error" : "skipped" }, [r.error || r.skipped]));
@@ -1067,6 +1157,11 @@
       });
     });
     fill(this.table, ["entry", "device", "bound by", "lower bound"], body);
+    this.shared.textContent = this.state.entries.length < 2 ? "" : common.length ?
+      "Shared by the entries, at one value in each that reads it: " + common.join(", ") +
+      ". Each entry's other symbols are at its own values:" :
+      "The entries chosen share no symbol: each is at its own values, so their rows are " +
+      "not one operating point:";
     this.noteList.textContent = "";
     this.conflicts.concat(this.notes).forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
     this.summary.textContent = summary(body.querySelectorAll("tr").length, verdicts, this.state.entries.length);
@@ -1098,7 +1193,17 @@
     });
     var compare = document.querySelector(".kb-compare");
     var listing = document.getElementById("kb-compare-entries");
-    if (compare && listing) compare.explorer = new Compare(compare, JSON.parse(listing.textContent));
+    if (compare && listing) {
+      var listed = JSON.parse(listing.textContent);
+      compare.explorer = new Compare(compare, listed);
+      // As on an entry page: a fragment the reader changes (or the back button) is read again.
+      window.addEventListener("hashchange", function () {
+        if (isAnchor(window.location.hash)) return;
+        compare.explorer.live = false;
+        compare.textContent = "";
+        compare.explorer = new Compare(compare, listed);
+      });
+    }
   }
 
   window.KBExplorer = { register: register, evaluate: evaluate };

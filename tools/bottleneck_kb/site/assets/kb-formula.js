@@ -25,23 +25,16 @@
     return s.indexOf(".") < 0 ? s : s.replace(/0+$/, "").replace(/\.$/, "");
   }
 
-  /* Python's format(x, "g") (`digits` significant digits, 6 by default): exponent form
-     outside [1e-4, 10 ** digits). */
-  function g(x, digits) {
-    digits = digits || 6;
+  /* Python's format(x, "g"): six significant digits, exponent form outside [1e-4, 1e6). */
+  function g(x) {
     if (x === 0) return 1 / x < 0 ? "-0" : "0";
-    var parts = x.toExponential(digits - 1).split("e");
+    var parts = x.toExponential(5).split("e");
     var exponent = Number(parts[1]);
-    if (exponent < -4 || exponent >= digits) {
+    if (exponent < -4 || exponent >= 6) {
       var size = Math.abs(exponent);
       return stripZeros(parts[0]) + "e" + (exponent < 0 ? "-" : "+") + (size < 10 ? "0" : "") + size;
     }
-    return stripZeros(x.toFixed(digits - 1 - exponent));
-  }
-
-  /* numbers.number: a symbol's value as a person writes it (4, 0.25, 128256, 1e+09). */
-  function number(x) {
-    return Number.isInteger(x) && Math.abs(x) < 1e7 ? String(x) : g(x, 4);
+    return stripZeros(x.toFixed(5 - exponent));
   }
 
   /* formula._integer_power, step for step: binary powering, the same correctly rounded
@@ -64,7 +57,6 @@
   var R = {
     FormulaError: FormulaError,
     g: g,
-    number: number,
     sym: function (v, name, offset) {
       var x = Object.prototype.hasOwnProperty.call(v, name) ? v[name] : undefined;
       if (typeof x !== "number") fail("no value for symbol `" + name + "`", offset);
