@@ -174,6 +174,23 @@ def test_eval_table_shows_the_numbers(repository: Path) -> None:
     assert "reported: Halves draft memory traffic" in result.output
 
 
+def test_eval_where_no_device_named_can_run_the_values_says_so(repository: Path) -> None:
+    ring = "collective/tensor-parallel-all-reduce"
+    result = run(
+        "eval", ring, "--root", str(repository), "--on", "nvidia-h100-sxm", "--set", "P=16"
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    at = lines.index("No device evaluated at these values; each is skipped, with the reason:")
+    assert lines[at + 1] == "nvidia-h100-sxm: skipped, P = 16 is more than its scale_up_domain (8)"
+    assert not any(line.startswith("Crossovers") or line.startswith("device ") for line in lines)
+    assert (
+        "    nvidia-h100-sxm: 134 MB, 0.224 ms, interconnect-bound (the entry itself is "
+        "skipped there)" in lines
+    )
+    assert "Checks:" in lines
+
+
 def test_eval_json_and_overrides(repository: Path) -> None:
     result = run(
         "eval",

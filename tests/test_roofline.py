@@ -154,6 +154,24 @@ def test_a_device_whose_figure_bounds_a_symbol_runs_the_entry_only_up_to_it(
     assert (ring[H100].range, ring["nvidia-gb200"].range) == ((2.0, 8.0), (2.0, 72.0))
 
 
+def test_checks_and_workarounds_run_at_their_own_values_where_the_readers_cannot(
+    kb: KnowledgeBase,
+) -> None:
+    """A ring of 16 does not run on an H100 SXM, but the entry's checks (at P = 8) and the
+    workaround that shrinks the ring (to P = 4) do: they are judged and modeled there."""
+    entry = kb.entry("collective/tensor-parallel-all-reduce")
+    assert entry is not None
+    on = [H100, "nvidia-gb200"]
+    wide = evaluate_entry(entry, kb.catalog.devices, on, {"P": 16}, symbolic=False)
+    assert [r.device for r in wide.results] == ["nvidia-gb200"]
+    typical = evaluate_entry(entry, kb.catalog.devices, on, symbolic=False)
+    assert wide.checks == typical.checks
+    (smaller,) = wide.workarounds
+    assert sorted(smaller.modeled) == sorted(on)
+    assert list(smaller.speedup) == ["nvidia-gb200"]  # no ratio to a step that cannot run
+    assert smaller.modeled[H100] == typical.workarounds[0].modeled[H100]
+
+
 def test_no_crossover_in_range(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, DRAFT)
     h100 = [kb.catalog.devices[H100]]

@@ -204,6 +204,9 @@ def evaluate_entry(
         first = problems[0]
         raise KBError(first.message, first.hint, first.path, first.line, first.col)
     values = assignment(entry, overrides)
+    # Checks and workarounds run at values of their own: on every device with the figures,
+    # whether or not it can run the reader's.
+    able, _ = select_devices(entry, formulas, catalog, on, broken)
     devices, skipped = select_devices(entry, formulas, catalog, on, broken, values)
     results = [evaluate(entry, formulas, device, overrides, basis=basis) for device in devices]
     if not on:  # the whole catalog: fastest first, which is what a reader choosing looks for
@@ -223,10 +226,10 @@ def evaluate_entry(
         if workaround.model is None:
             continue
         settings = assignment(entry, overrides, index)
-        beyond = {d.id: why for d in devices if (why := beyond_bound(formulas, d, settings))}
+        beyond = {d.id: why for d in able if (why := beyond_bound(formulas, d, settings))}
         modeled = {
             d.id: evaluate(entry, formulas, d, overrides, workaround=index, basis=basis)
-            for d in devices
+            for d in able
             if d.id not in beyond
         }
         where = workaround.model.bytes or entry.intensity.bytes
@@ -251,7 +254,7 @@ def evaluate_entry(
     outcomes = [
         _check(entry, formulas, device, index)
         for index, check in enumerate(entry.checks)
-        for device in devices
+        for device in able
         if device.id in check.devices
     ]
     rendered = None

@@ -115,24 +115,30 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
     ]
     extra = list(dict.fromkeys(n for r in evaluation.results for n in r.times))[2:]
     fits = any(r.capacity is not None for r in evaluation.results)
-    out += table(
-        [*_COLUMNS[:-1], *extra, *(["fits"] if fits else []), _COLUMNS[-1]],
-        [
+    if not evaluation.results:
+        out.append("No device evaluated at these values; each is skipped, with the reason:")
+    out += (
+        []
+        if not evaluation.results
+        else table(
+            [*_COLUMNS[:-1], *extra, *(["fits"] if fits else []), _COLUMNS[-1]],
             [
-                r.device,
-                format_quantity(r.flops, "FLOP"),
-                format_quantity(r.bytes, "B"),
-                format_quantity(r.intensity, "FLOP/B"),
-                format_quantity(r.ridge, "FLOP/B"),
-                r.verdict,
-                format_seconds(r.compute_time),
-                format_seconds(r.memory_time),
-                *(format_seconds(r.times[n]) if n in r.times else "-" for n in extra),
-                *(["yes" if r.fits else "no"] if fits else []),
-                format_seconds(r.time),
-            ]
-            for r in evaluation.results
-        ],
+                [
+                    r.device,
+                    format_quantity(r.flops, "FLOP"),
+                    format_quantity(r.bytes, "B"),
+                    format_quantity(r.intensity, "FLOP/B"),
+                    format_quantity(r.ridge, "FLOP/B"),
+                    r.verdict,
+                    format_seconds(r.compute_time),
+                    format_seconds(r.memory_time),
+                    *(format_seconds(r.times[n]) if n in r.times else "-" for n in extra),
+                    *(["yes" if r.fits else "no"] if fits else []),
+                    format_seconds(r.time),
+                ]
+                for r in evaluation.results
+            ],
+        )
     )
     derived = evaluation.entry.derived
     if derived and evaluation.results:
@@ -161,11 +167,12 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
         out += ["", "Device figures other than the datasheet's:", *(f"  {o}" for o in other)]
     for skipped in evaluation.skipped:
         out.append(f"{skipped.device}: skipped, {skipped.reason}")
-    out += [
-        "",
-        "Crossovers (where the verdict flips as one symbol sweeps its range, the others held "
-        "at the values above):",
-    ]
+    if any(evaluation.crossovers.values()):
+        out += [
+            "",
+            "Crossovers (where the verdict flips as one symbol sweeps its range, the others "
+            "held at the values above):",
+        ]
     for device, found in evaluation.crossovers.items():
         for c in found:
             lo, hi = c.range
@@ -179,15 +186,23 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
         out += ["", "Workarounds (modeled on the roofline, beside what the source reports):"]
         for w in evaluation.workarounds:
             out.append(f"  {w.title}")
-            for device, gain in w.speedup.items():
-                modeled = w.modeled[device]
-                out.append(
-                    f"    {device}: {times(gain)} faster (bytes cut {times(w.bytes_cut[device])}; "
+            for device, modeled in w.modeled.items():
+                result = (
                     f"{format_quantity(modeled.bytes, 'B')}, {format_seconds(modeled.time)}, "
-                    f"{modeled.verdict}-bound)"
+                    f"{modeled.verdict}-bound"
+                )
+                if device not in w.speedup:  # the entry itself cannot run there: no ratio
+                    out.append(f"    {device}: {result} (the entry itself is skipped there)")
+                    continue
+                gain = w.speedup[device]
+                effect = f"{times(gain)} faster" if gain >= 1 else f"{times(1 / gain)} slower"
+                out.append(
+                    f"    {device}: {effect} (bytes cut {times(w.bytes_cut[device])}; {result})"
                 )
             for device, why in w.beyond.items():
                 out.append(f"    {device}: not modeled, {why}")
+            if not w.modeled and not w.beyond:
+                out.append("    on no device evaluated")
             if w.reported:
                 out.append(f"    reported: {w.reported}")
     if evaluation.checks:
