@@ -149,6 +149,10 @@ def test_a_device_whose_figure_bounds_a_symbol_runs_the_entry_only_up_to_it(
         and domain.value >= 64
         and catalog[device].parameter("interconnect_bandwidth") is not None
     }
+    # The value as compared, every digit: 8.0001 must not read as the 8 it exceeds.
+    (just,) = evaluate_entry(entry, catalog, [H100], {"P": 8.0001}, symbolic=False).skipped
+    assert just.reason == "P = 8.0001 is more than its scale_up_domain (8)"
+    assert evaluate_entry(entry, catalog, [H100], {"P": 8}, symbolic=False).skipped == []
     typical = evaluate_entry(entry, catalog, [H100, "nvidia-gb200"], symbolic=False)
     ring = {d: next(c for c in found if c.symbol == "P") for d, found in typical.crossovers.items()}
     assert (ring[H100].range, ring["nvidia-gb200"].range) == ((2.0, 8.0), (2.0, 72.0))

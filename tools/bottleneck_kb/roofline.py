@@ -18,7 +18,7 @@ from . import formula
 from .diagnostics import Diagnostic
 from .errors import KBError
 from .model import Check, Device, Entry, Intensity, WorkaroundModel, WrittenFormula
-from .numbers import format_quantity, format_seconds, number
+from .numbers import exact_number, format_quantity, format_seconds, number
 from .schemas import ENTRY, vocabulary
 
 FORMULA = "KB401"
@@ -134,6 +134,16 @@ class Formulas:
         for parsed in (*self.others.values(), *(f for _, f in self.derived)):
             used |= parsed.symbols
         return used - frozenset(device_figures()) - {name for name, _ in self.derived}
+
+    @property
+    def read_anywhere(self) -> frozenset[str]:
+        """The entry's symbols that any of its formulas reads, a workaround's included."""
+        used = set(self.symbols)
+        for pair, others in zip(self.workaround, self.workaround_others, strict=True):
+            for parsed in (*pair, *others.values()):
+                if parsed is not None:
+                    used |= parsed.symbols
+        return frozenset(used) - frozenset(device_figures()) - {name for name, _ in self.derived}
 
     @property
     def device_dependent(self) -> bool:
@@ -427,7 +437,11 @@ def beyond_bound(formulas: Formulas, device: Device, values: Mapping[str, float]
     for symbol, figure in formulas.bounds:
         value, limit = values.get(symbol), device.parameter(figure)
         if value is not None and limit is not None and value > limit.value:
-            return f"{symbol} = {number(value)} is more than its {figure} ({number(limit.value)})"
+            # Every digit it takes: 8.0001 is more than 8, and must not read as 8.
+            return (
+                f"{symbol} = {exact_number(value)} is more than its {figure} "
+                f"({exact_number(limit.value)})"
+            )
     return None
 
 

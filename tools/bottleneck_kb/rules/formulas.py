@@ -270,21 +270,36 @@ def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnosti
 
 @rule(BOUND_NOT_A_COUNT, "bound-is-a-count", Scope.ENTRY)
 def bound_is_a_count(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A symbol is bounded only by a device figure that counts something.
+    """A symbol is bounded only by a device figure that counts something, and only if a
+    formula reads it.
 
     ## What it checks
     `at_most` names a device figure that is a count, such as `scale_up_domain`: not a rate,
-    a time or a size in bytes.
+    a time or a size in bytes; and the symbol it bounds is read by a formula of the entry (a
+    workaround's included).
     ## Why it matters
     The symbol's value is compared with the figure as a plain number, and a device whose
     figure is lower is skipped: ranks of a ring compared with a bandwidth in B/s would skip
-    devices for no reason, or for none keep one that cannot run the entry.
+    devices for no reason, or for none keep one that cannot run the entry. A symbol no
+    formula reads changes no number, so skipping devices for its value would contradict
+    every result shown.
     ## How to fix
     Bound the symbol by a count of the device, or leave `at_most` out; a `footprint` formula
     judges sizes against the memory capacity.
     ## Fails
     ```yaml
+    arithmetic_intensity:
+      bytes: 2 * N * (P - 1) / P
     scales_with:
+      - name: batch_size
+        symbol: B
+        description: Rows of the GEMM.
+        typical: 8
+        range: [1, 1024]
+      - name: weights
+        symbol: N
+        description: Weights streamed.
+        typical: 1.0e+9
       - name: ranks
         symbol: P
         description: Ranks of the ring.
@@ -294,6 +309,8 @@ def bound_is_a_count(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ```
     ## Passes
     ```yaml
+    arithmetic_intensity:
+      bytes: 2 * N * (P - 1) / P
     scales_with:
       - name: batch_size
         symbol: B
@@ -313,8 +330,18 @@ def bound_is_a_count(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ```
     """
     shapes = field_shapes()
+    formulas = context.formulas
     for symbol in entry.scales_with:
         if symbol.at_most is None:
+            continue
+        if formulas is not None and symbol.symbol not in formulas.read_anywhere:
+            yield symbol.where.error(
+                BOUND_NOT_A_COUNT,
+                f"'{symbol.symbol}' is bounded by {symbol.at_most}, but no formula reads it: "
+                "devices would be skipped for a value that changes no number",
+                "leave at_most out, or use the symbol in a formula",
+                at=("at_most",),
+            )
             continue
         shape = shapes.get(symbol.at_most)
         dimension = None if shape is None else shape.dimension

@@ -126,8 +126,8 @@
       return s.at_most !== null && has(done.values, s.symbol) && done.values[s.symbol] > device.figures[s.at_most];
     })[0];
     if (beyond) {
-      result.skipped = beyond.symbol + " = " + N.number(done.values[beyond.symbol]) + " is more than its " +
-        beyond.at_most + " (" + N.number(device.figures[beyond.at_most]) + ")";
+      result.skipped = beyond.symbol + " = " + N.exactNumber(done.values[beyond.symbol]) + " is more than its " +
+        beyond.at_most + " (" + N.exactNumber(device.figures[beyond.at_most]) + ")";
       return result;
     }
     var env = map();
