@@ -1183,3 +1183,12 @@ def test_a_titles_markdown_is_rendered_away_in_the_browsers_tab_and_scripts(
     assert page.startswith('---\ntitle: "A vector&lt;float&gt; GEMM"\n---\n')
     script = site.assets["assets/explorer/entries/fixtures/minimal.js"]
     assert '"title":"A vector\\u003cfloat\\u003e GEMM"' in script
+
+
+def test_a_symbols_bound_is_shown_with_its_range(built: Path) -> None:
+    """The all-reduce's ring of P devices is at most the device's scale-up domain: said where
+    the page gives P's range, beside the devices it skips."""
+    page = page_file(built, "entries/collective/tensor-parallel-all-reduce.md").read_text("utf-8")
+    assert "<td>2 to 72; at most the device's <code>scale_up_domain</code></td>" in page
+    skipped = re.search(r'<p class="kb-skipped">(.*?)</p>', page)
+    assert skipped is not None and "no scale_up_domain in the catalog" in skipped.group(1)

@@ -25,6 +25,7 @@ from ..model import (
     Device,
     Entry,
     Figure,
+    Symbol,
     dtype_traits,
     field_shapes,
     parameter_dimension,
@@ -306,7 +307,7 @@ def _entry_page(
                     inline(s.description),
                     text(s.unit or ""),
                     text(number(s.typical)) if s.typical is not None else "",
-                    f"{text(number(s.range[0]))} to {text(number(s.range[1]))}" if s.range else "",
+                    _range_cell(s),
                 ]
                 for s in entry.scales_with
             ),
@@ -552,6 +553,17 @@ def _hardware_parameters(entry: Entry, devices: Sequence[Device], here: str, lin
         ["parameter", "effect", "catalog values", "magnitude (entry)", "basis"],
         rows,
     )
+
+
+def _range_cell(symbol: Symbol) -> str:
+    """A symbol's range, and the device figure it cannot exceed (`at_most`), if any."""
+    said = []
+    if symbol.range:
+        lo, hi = symbol.range
+        said.append(f"{text(number(lo))} to {text(number(hi))}")
+    if symbol.at_most:
+        said.append(f"at most the device's <code>{text(symbol.at_most)}</code>")
+    return "; ".join(said)
 
 
 def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[str, str]) -> str:
