@@ -315,3 +315,12 @@ def test_a_device_failing_its_own_rules_is_reported_once_on_its_file(tmp_path: P
         assert pointer.message == (
             "device 'nvidia-h100-sxm' is defined in hardware/nvidia-h100-sxm.yaml, which has errors"
         )
+
+
+def test_a_symbol_may_be_bounded_by_exactly_the_device_figures_that_count() -> None:
+    """The entry schema's device_count lists what `at_most` may name: the hardware schema's
+    figures without a unit (a copy kept for editors' completion, tied here)."""
+    counts = schemas.vocabulary(schemas.ENTRY, "device_count")
+    assert counts
+    assert list(counts) == [n for n, s in model.field_shapes().items() if s.dimension is None]
+    assert set(counts) <= set(schemas.vocabulary(schemas.ENTRY, "device_figure"))

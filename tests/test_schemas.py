@@ -395,3 +395,19 @@ def test_an_id_is_no_file_name_windows_reserves(kind: str, name: str) -> None:
     assert schemas.is_id(kind, f"{prefix}{name}x")
     assert schemas.is_id(kind, f"{prefix}{name}-loss")
     assert schemas.is_id(kind, f"{prefix}com10")
+
+
+def test_a_bound_that_is_not_a_count_is_refused_with_the_counts() -> None:
+    """Editors complete `at_most` from the same list: only figures that count."""
+    entry = MINIMAL_ENTRY.replace(
+        "    typical: 1.0e+9\n", "    typical: 1.0e+9\n    at_most: memory_capacity\n"
+    )
+    assert _said(schemas.ENTRY, entry) == [
+        (
+            _line_of("    at_most:", entry),
+            14,
+            "KB103",
+            "'memory_capacity' is not an allowed scales_with[1].at_most",
+            "allowed values: scale_up_domain",
+        )
+    ]

@@ -61,7 +61,7 @@ KB405  evaluates                    roofline
 KB406  bound-by-holds               roofline
 KB407  check-holds                  roofline
 KB408  symbolic-budget              formulas
-KB409  bound-is-a-count             formulas
+KB409  bounded-symbol-read          formulas
 KB411  derived-formula              derived
 KB412  derived-order                derived
 KB413  derived-name-unique          derived

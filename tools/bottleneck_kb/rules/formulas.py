@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 
 from ..budget import cost, power_problem, ratio_cost
 from ..diagnostics import Diagnostic
-from ..model import Entry, Located, field_shapes
+from ..model import Entry, Located
 from ..numbers import number
 from ..roofline import FORMULA
 from ..schemas import suggest
@@ -16,7 +16,7 @@ NO_TYPICAL = "KB402"
 OUT_OF_RANGE = "KB403"
 UNKNOWN_OVERRIDE = "KB404"
 SYMBOLIC_BUDGET = "KB408"
-BOUND_NOT_A_COUNT = "KB409"
+UNREAD_BOUND = "KB409"
 
 
 @rule(FORMULA, "formula", Scope.ENTRY)
@@ -268,28 +268,20 @@ def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnosti
         )
 
 
-@rule(BOUND_NOT_A_COUNT, "bound-is-a-count", Scope.ENTRY)
-def bound_is_a_count(entry: Entry, context: Context) -> Iterable[Diagnostic]:
-    """A symbol is bounded only by a device figure that counts something, and only if a
-    formula reads it.
+@rule(UNREAD_BOUND, "bounded-symbol-read", Scope.ENTRY)
+def bounded_symbol_read(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """A symbol bounded by a device figure is read by a formula.
 
     ## What it checks
-    `at_most` names a device figure that is a count, such as `scale_up_domain`: not a rate,
-    a time or a size in bytes; and the symbol it bounds is read by a formula of the entry (a
-    workaround's included).
+    A symbol with `at_most` (a count of the device, such as `scale_up_domain`, that it cannot
+    exceed) is read by a formula of the entry, a workaround's included.
     ## Why it matters
-    The symbol's value is compared with the figure as a plain number, and a device whose
-    figure is lower is skipped: ranks of a ring compared with a bandwidth in B/s would skip
-    devices for no reason, or for none keep one that cannot run the entry. A symbol no
-    formula reads changes no number, so skipping devices for its value would contradict
-    every result shown.
+    A device whose figure is below the symbol's value is skipped. A symbol no formula reads
+    changes no number, so skipping devices for its value would contradict every result shown.
     ## How to fix
-    Bound the symbol by a count of the device, or leave `at_most` out; a `footprint` formula
-    judges sizes against the memory capacity.
+    Leave `at_most` out, or use the symbol in the formula it was meant for.
     ## Fails
     ```yaml
-    arithmetic_intensity:
-      bytes: 2 * N * (P - 1) / P
     scales_with:
       - name: batch_size
         symbol: B
@@ -302,10 +294,10 @@ def bound_is_a_count(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         typical: 1.0e+9
       - name: ranks
         symbol: P
-        description: Ranks of the ring.
+        description: Ranks of the ring, read by no formula.
         typical: 8
         range: [2, 72]
-        at_most: memory_capacity
+        at_most: scale_up_domain
     ```
     ## Passes
     ```yaml
@@ -329,29 +321,15 @@ def bound_is_a_count(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         at_most: scale_up_domain
     ```
     """
-    shapes = field_shapes()
     formulas = context.formulas
+    if formulas is None:
+        return
     for symbol in entry.scales_with:
-        if symbol.at_most is None:
-            continue
-        if formulas is not None and symbol.symbol not in formulas.read_anywhere:
+        if symbol.at_most is not None and symbol.symbol not in formulas.read_anywhere:
             yield symbol.where.error(
-                BOUND_NOT_A_COUNT,
+                UNREAD_BOUND,
                 f"'{symbol.symbol}' is bounded by {symbol.at_most}, but no formula reads it: "
                 "devices would be skipped for a value that changes no number",
                 "leave at_most out, or use the symbol in a formula",
-                at=("at_most",),
-            )
-            continue
-        shape = shapes.get(symbol.at_most)
-        dimension = None if shape is None else shape.dimension
-        if shape is None or dimension is not None:
-            measures = "" if dimension is None else f" ({dimension.value[1]})"
-            counts = sorted(name for name, s in shapes.items() if s.dimension is None)
-            yield symbol.where.error(
-                BOUND_NOT_A_COUNT,
-                f"'{symbol.symbol}' is bounded by {symbol.at_most}, which is not a count of "
-                f"the device{measures}",
-                f"bound it by a count ({', '.join(counts)}), or leave at_most out",
                 at=("at_most",),
             )
