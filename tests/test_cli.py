@@ -371,6 +371,28 @@ def test_an_empty_catalog_is_said_to_be_empty(tmp_path: Path) -> None:
     )
 
 
+def test_a_check_of_the_published_schemas_says_what_a_full_run_says_of_them(
+    kb_root: Path,
+) -> None:
+    """schema/ is read for KB020 alone: named, its files are not entries, and a stale one is
+    said whether the file or its folder is named."""
+    published = kb_root / "schema"
+    published.mkdir()
+    for kind in ("entry", "hardware"):
+        (published / f"{kind}.schema.json").write_text(schemas.schema_text(kind), "utf-8")
+    for named in ("schema/entry.schema.json", "schema"):
+        current = run("check", "--root", str(kb_root), "--strict", str(kb_root / named))
+        assert (current.exit_code, current.output) == (
+            0,
+            "All clear: checked 0 entries against 2 devices.\n",
+        )
+    (published / "entry.schema.json").write_text("{}", "utf-8")
+    for named in ("schema/entry.schema.json", "schema"):
+        stale = run("check", "--root", str(kb_root), "--strict", str(kb_root / named))
+        assert stale.exit_code == 1
+        assert stale.output.splitlines()[0].startswith("schema/entry.schema.json:1:1: KB020 ")
+
+
 def test_kb_schema_prints_what_a_knowledge_base_publishes_for_editors(kb_root: Path) -> None:
     """A copy of schema/ left behind by an upgrade of kb is said (KB020), and `kb schema`
     writes the current one."""

@@ -179,10 +179,16 @@ def covering(
     absolute_of = {f: str(f) if absolute else os.path.abspath(f) for f in entries}
     touched = [f for f in entries if named.touches(f, absolute_of[f])]
     read_by_kb = tuple(os.path.join(os.path.abspath(root), f, "") for f in (ENTRIES, HARDWARE))
+    # The published schemas are read for KB020 alone, as a full run reads them.
+    schema_files = [root / schemas.published_path(k) for k in (schemas.ENTRY, schemas.HARDWARE)]
+    schema_named = [f for f in schema_files if named.touches(f, os.path.abspath(f))]
+    not_entries = {os.path.abspath(f) for f in schema_files}
     touched += [
         p
         for p in present
-        if (p.is_symlink() or not p.is_dir()) and not os.path.abspath(p).startswith(read_by_kb)
+        if (p.is_symlink() or not p.is_dir())
+        and not (where := os.path.abspath(p)).startswith(read_by_kb)
+        and where not in not_entries
     ]
     hardware = os.path.join(os.path.abspath(root), HARDWARE, "")
     devices_named = [f for f in devices if named.touches(f, os.path.abspath(f))]
@@ -207,7 +213,7 @@ def covering(
         relating = entries_naming(root, entries, entry_ids(gone, root), RELATED)
         files += _new(root, relating, files)
     shown = {display_path(p, root) for p in (*files, *every)}
-    shown |= {display_path(f, root) for f in devices_named}
+    shown |= {display_path(f, root) for f in (*devices_named, *schema_named)}
     shown |= {d.path for d in problems}
     return Coverage(files, shown, entries), problems
 
