@@ -222,6 +222,7 @@ def test_eval_json_and_overrides(repository: Path) -> None:
         (["--set", "k"], "'k' is not SYMBOL=NUMBER"),
         (["--set", "K=4"], "did you mean 'k'?"),
         (["--set", "k=nan"], "'k=nan' is not finite"),
+        (["--set", "k=4", "--set", " k=8"], "'k' is set twice"),
         (["--on", "h100"], "no device 'h100'"),
         # Not rounded onto the bound it is compared with.
         (["--set", "k=16.0001"], "k=16.0001 is outside its range [1, 16]"),

@@ -327,6 +327,8 @@ def _parse_assignments(values: tuple[str, ...]) -> dict[str, float]:
             raise click.BadParameter(f"'{item}' is not SYMBOL=NUMBER", param_hint="--set") from None
         if number != number or number in (float("inf"), float("-inf")):
             raise click.BadParameter(f"'{item}' is not finite", param_hint="--set")
+        if name.strip() in overrides:  # which one was meant? not the last by accident
+            raise click.BadParameter(f"'{name.strip()}' is set twice", param_hint="--set")
         overrides[name.strip()] = number
     return overrides
 
