@@ -772,3 +772,11 @@ def test_eval_says_which_symbols_set_no_formula_reads(kb_root: Path) -> None:
     alone = run(*at, "--set", "D=3.5").output.splitlines()[2]
     assert alone == "  D=3.5: set, but no formula reads it at that value"
     assert run(*at, "--set", "B=2").output.splitlines()[2] == ""
+
+
+def test_eval_header_names_a_value_only_a_workaround_reads(repository: Path) -> None:
+    """t_node is read by the CUDA-graphs workaround alone, which does not set it: a reader's
+    value changes that workaround's effect, so the header says it."""
+    at = ["eval", "runtime/launch-overhead", "--root", str(repository), "--on", "nvidia-h100-sxm"]
+    header = run(*at, "--set", "t_node=1e-6").output.splitlines()[1]
+    assert header.endswith("t_launch=3.25e-06, t_node=1e-06)"), header

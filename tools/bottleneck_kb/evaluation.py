@@ -111,8 +111,9 @@ class EntryEvaluation:
 
     @property
     def assignment(self) -> str:
-        """`B=1, k=4`: the values of the symbols the formulas use."""
-        return describe(self.values, self.formulas)
+        """`B=1, k=4`: the values of the symbols that change a number shown (a workaround's
+        formulas' too, where it does not set them itself)."""
+        return describe(self.values, self.formulas, reader_symbols(self.entry, self.formulas))
 
 
 def select_devices(
@@ -273,7 +274,16 @@ def evaluate_entry(
                     where, offset = written, alone.offset
                     break
             raise EvaluationError(exc.message, where, offset) from None
-    # What a workaround's formulas read counts where it does not set it itself.
+    read = reader_symbols(entry, formulas)
+    unread = {name: value for name, value in overrides.items() if name not in read}
+    return EntryEvaluation(
+        entry, formulas, values, results, skipped, by_device, rendered, effects, outcomes, unread
+    )
+
+
+def reader_symbols(entry: Entry, formulas: Formulas) -> frozenset[str]:
+    """The symbols whose values, typical or set, change a number shown: those the entry's
+    formulas read, and a workaround's where it does not set them itself."""
     read = set(formulas.symbols)
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is not None:
@@ -281,10 +291,7 @@ def evaluate_entry(
             for parsed in replaced:
                 if parsed is not None:
                     read |= parsed.symbols - workaround.model.overrides.keys()
-    unread = {name: value for name, value in overrides.items() if name not in read}
-    return EntryEvaluation(
-        entry, formulas, values, results, skipped, by_device, rendered, effects, outcomes, unread
-    )
+    return frozenset(read)
 
 
 def _check(entry: Entry, formulas: Formulas, device: Device, index: int) -> CheckOutcome:

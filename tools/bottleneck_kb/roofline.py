@@ -570,11 +570,13 @@ def evaluate(
     return on_device(entry, formulas, device, done, basis)
 
 
-def describe(values: Mapping[str, float], formulas: Formulas) -> str:
-    """`B=1, k=4, q=16`: the values of the symbols the formulas use."""
-    return ", ".join(
-        f"{name}={number(values[name])}" for name in sorted(formulas.symbols) if name in values
-    )
+def describe(
+    values: Mapping[str, float], formulas: Formulas, symbols: Iterable[str] | None = None
+) -> str:
+    """`B=1, k=4, q=16`: the values of `symbols`, by default those the entry's own formulas
+    use (not a workaround's)."""
+    names = formulas.symbols if symbols is None else symbols
+    return ", ".join(f"{name}={number(values[name])}" for name in sorted(names) if name in values)
 
 
 def explain(result: Result, at: str) -> str:
