@@ -5,8 +5,6 @@ gives the text `bottleneck_kb.numbers` gives for the same float and unit, digit 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bottleneck_kb.numbers import exact_number, format_quantity, number
+
+from .node import Node, running
 
 SCRIPT = Path(__file__).parents[1] / "tools/bottleneck_kb/site/assets/kb-numbers.js"
 
@@ -35,43 +35,24 @@ lines.on("line", (line) => {
 UNITS = ["FLOP", "B", "B/s", "FLOP/s", "FLOP/B", "s", "rows", "tokens", "x", "bits", ""]
 
 
-class Node:
-    def __init__(self) -> None:
-        node = shutil.which("node")
-        if node is None:
-            pytest.skip("node is not installed")
-        self.process = subprocess.Popen(
-            [node, "-e", HARNESS, str(SCRIPT)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-
-    def run(self, jobs: list[tuple[str, list[object]]]) -> list[str]:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        # Floats travel as their repr: JSON has no -0.0, inf or nan, and reads 1e+300 alike.
-        encoded = [
-            [name, [f"float:{a!r}" if isinstance(a, float) else a for a in args]]
-            for name, args in jobs
-        ]
-        self.process.stdin.write(
-            json.dumps(encoded)
-            .replace("float:inf", "float:Infinity")
-            .replace("float:-inf", "float:-Infinity")
-            + "\n"
-        )
-        self.process.stdin.flush()
-        texts: list[str] = json.loads(self.process.stdout.readline())
-        return texts
+def texts_of(node: Node, jobs: list[tuple[str, list[object]]]) -> list[str]:
+    """What kb-numbers.js writes for each (function, arguments) of `jobs`."""
+    # Floats travel as their repr: JSON has no -0.0, inf or nan, and reads 1e+300 alike.
+    encoded = [
+        [name, [f"float:{a!r}" if isinstance(a, float) else a for a in args]] for name, args in jobs
+    ]
+    texts: list[str] = node.ask(
+        json.dumps(encoded)
+        .replace("float:inf", "float:Infinity")
+        .replace("float:-inf", "float:-Infinity")
+    )
+    return texts
 
 
 @pytest.fixture(scope="module")
 def node() -> Iterator[Node]:
-    runner = Node()
-    yield runner
-    assert runner.process.stdin is not None
-    runner.process.stdin.close()
-    runner.process.wait(timeout=10)
+    with running(HARNESS, SCRIPT) as runner:
+        yield runner
 
 
 def _fixed_point(value: float) -> bool:
@@ -106,7 +87,7 @@ def node_texts(node: Node, values: list[float]) -> list[list[str]]:
         ]
         jobs += [("fixed", [value, places]) for places in (0, 2)]
         jobs += [("scientific", [value, 2]), ("general", [value, 3]), ("general", [value, 4])]
-    texts = node.run(jobs)
+    texts = texts_of(node, jobs)
     size = len(texts) // len(values)
     rows = [texts[i * size : (i + 1) * size] for i in range(len(values))]
     for row, value in zip(rows, values, strict=True):

@@ -142,8 +142,8 @@ def _floor(x: float) -> float:
 #: documentation all read it, so a new function is one row here.
 FUNCTIONS: Mapping[str, Function] = MappingProxyType(
     {
-        "min": Function(2, None, min, _elementwise(min), lambda sympy: sympy.Min, "Math.min"),
-        "max": Function(2, None, max, _elementwise(max), lambda sympy: sympy.Max, "Math.max"),
+        "min": Function(2, None, min, _elementwise(min), lambda sympy: sympy.Min, "R.min"),
+        "max": Function(2, None, max, _elementwise(max), lambda sympy: sympy.Max, "R.max"),
         "ceil": Function(1, 1, _ceil, _increasing(_ceil), lambda sympy: sympy.ceiling, "Math.ceil"),
         "floor": Function(
             1, 1, _floor, _increasing(_floor), lambda sympy: sympy.floor, "Math.floor"

@@ -83,6 +83,19 @@
       if (!isFinite(result)) fail("result is too large", offset);
       return result;
     },
+    /* Python's min and max: the first argument no later one is strictly below (above). Not
+       Math.min, which takes -0 over 0 where Python keeps the first (log2 of the result is
+       then -inf for one and refused at 0 for the other, with another message). */
+    min: function () {
+      var best = arguments[0];
+      for (var i = 1; i < arguments.length; i++) if (arguments[i] < best) best = arguments[i];
+      return best;
+    },
+    max: function () {
+      var best = arguments[0];
+      for (var i = 1; i < arguments.length; i++) if (arguments[i] > best) best = arguments[i];
+      return best;
+    },
     call: function (name, impl, args, offset) {
       var result = impl.apply(null, args);
       // The language's functions are finite on finite arguments inside their domain.
