@@ -303,28 +303,27 @@ def test_completing_a_key_inserts_valid_yaml(server: LanguageServer, workspace: 
         assert key in data, inserted
 
 
+@pytest.mark.parametrize(
+    ("written", "offered"),
+    [
+        ("class: speculative_draft", ENTRY_SCHEMA["properties"]["class"]["enum"]),
+        # The entry schema's source names the hardware rows; the published copy lists them.
+        (
+            "  dtype: bf16",
+            list(schemas.schema(schemas.HARDWARE)["properties"]["peak_flops"]["properties"]),
+        ),
+    ],
+)
 def test_completing_a_value_offers_the_allowed_ones(
-    server: LanguageServer, workspace: Path
+    server: LanguageServer, workspace: Path, written: str, offered: list[str]
 ) -> None:
-    path, text = mutated(server, workspace, "class: speculative_draft\n", "class: \n")
+    key = written.partition(":")[0] + ": "
+    path, text = mutated(server, workspace, f"{written}\n", f"{key}\n")
     server.open(path, text)
-    line, character = position(text, "class: \n", len("class: "))
+    line, character = position(text, f"{key}\n", len(key))
     result = server.at("textDocument/completion", path, line, character)
     items = result["items"] if isinstance(result, dict) else result
-    assert [i["label"] for i in items] == ENTRY_SCHEMA["properties"]["class"]["enum"]
-
-
-def test_completing_the_dtype_offers_the_hardware_rows_in_order(
-    server: LanguageServer, workspace: Path
-) -> None:
-    """The entry schema's source names the hardware rows; the published copy lists them."""
-    path, text = mutated(server, workspace, "  dtype: bf16\n", "  dtype: \n")
-    server.open(path, text)
-    line, character = position(text, "  dtype: \n", len("  dtype: "))
-    result = server.at("textDocument/completion", path, line, character)
-    items = result["items"] if isinstance(result, dict) else result
-    rows = schemas.schema(schemas.HARDWARE)["properties"]["peak_flops"]["properties"]
-    assert [i["label"] for i in items] == list(rows)
+    assert [i["label"] for i in items] == offered
 
 
 def test_device_files_are_mapped_to_the_hardware_schema(
