@@ -780,3 +780,13 @@ def test_eval_header_names_a_value_only_a_workaround_reads(repository: Path) -> 
     at = ["eval", "runtime/launch-overhead", "--root", str(repository), "--on", "nvidia-h100-sxm"]
     header = run(*at, "--set", "t_node=1e-6").output.splitlines()[1]
     assert header.endswith("t_launch=3.25e-06, t_node=1e-06)"), header
+
+
+def test_eval_gives_no_speedup_for_a_workaround_step_that_does_not_fit(repository: Path) -> None:
+    """The 16 GB TPU v5e cannot hold the verification step's weights and caches, with or
+    without the 2-bit cache: a modeled time it cannot run at is no speedup."""
+    at = ["eval", "speculative/verification", "--root", str(repository), "--on", "google-tpu-v5e"]
+    lines = run(*at).output.splitlines()
+    (modeled,) = [line for line in lines if line.startswith("    google-tpu-v5e: ")]
+    assert modeled.startswith("    google-tpu-v5e: does not fit (bytes cut "), modeled
+    assert modeled.endswith(", capacity-bound)"), modeled

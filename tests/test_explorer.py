@@ -821,7 +821,7 @@ def test_compare_page_shows_entries_side_by_side(
         at = {k: v for k, v in shared.items() if k in entry.symbols}
         evaluation = evaluate_entry(entry, catalog, on=[device], overrides=at, symbolic=False)
         if evaluation.skipped:
-            assert shown == {"skipped": evaluation.skipped[0].reason}
+            assert shown == {"skipped": f"skipped: {evaluation.skipped[0].reason}"}
             continue
         result = evaluation.results[0]
         assert shown["verdict"] == result.verdict

@@ -1192,3 +1192,10 @@ def test_a_symbols_bound_is_shown_with_its_range(built: Path) -> None:
     assert "<td>2 to 72; at most the device's <code>scale_up_domain</code></td>" in page
     skipped = re.search(r'<p class="kb-skipped">(.*?)</p>', page)
     assert skipped is not None and "no scale_up_domain in the catalog" in skipped.group(1)
+
+
+def test_a_workaround_step_that_does_not_fit_shows_no_speedup(built: Path) -> None:
+    page = page_file(built, "entries/speculative/verification.md").read_text("utf-8")
+    rows = re.findall(r'<tr><th scope="row">Google Cloud TPU v5e \(per chip\)</th>(.*?)</tr>', page)
+    modeled = [row for row in rows if ">does not fit</td>" in row]
+    assert len(modeled) == 1, rows  # its row of the workaround's table

@@ -196,6 +196,8 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
                     continue
                 gain = w.speedup[device]
                 effect = f"{times(gain)} faster" if gain >= 1 else f"{times(1 / gain)} slower"
+                if not modeled.fits:  # a time it cannot run at is no speedup
+                    effect = "does not fit"
                 out.append(
                     f"    {device}: {effect} (bytes cut {times(w.bytes_cut[device])}; {result})"
                 )

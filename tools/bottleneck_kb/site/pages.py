@@ -31,6 +31,7 @@ from ..model import (
     parameter_dimension,
 )
 from ..numbers import times
+from ..roofline import CAPACITY
 from ..schemas import ENTRY, HARDWARE, documented, published, published_text, schema
 from . import charts, export
 from .explorer import COMPARE, compare_body, explorer_assets, explorer_block
@@ -584,7 +585,13 @@ def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[st
                     (
                         [
                             text(names[device]),
-                            _number_cell(gain, times(gain)),
+                            # A time the step cannot run at (it does not fit) is no speedup.
+                            _number_cell(
+                                gain,
+                                "does not fit"
+                                if effect["modeled"][device]["verdict"] == CAPACITY.name
+                                else times(gain),
+                            ),
                             _number_cell(
                                 effect["bytes_cut"][device], times(effect["bytes_cut"][device])
                             ),

@@ -1151,7 +1151,7 @@
           row.appendChild(cell("time", r.time, N.seconds(r.time)));
         } else {
           row.appendChild(el("td", { colspan: "2", "class": "kb-x-undefined",
-            "data-quantity": r.error ? "error" : "skipped" }, [r.error || r.skipped]));
+            "data-quantity": r.error ? "error" : "skipped" }, [r.error ? "undefined here: " + r.error : "skipped: " + r.skipped]));
         }
         body.appendChild(row);
       });
