@@ -349,3 +349,34 @@ def test_a_block_scalar_character_is_placed_at_its_line_and_column(
 
     assert document is not None, diagnostics
     assert document.offset_at(pointer, offset) == place
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "col"),
+    [
+        ('title: "ab"# c\n', 1, 12),
+        ("notes: 'x'#y\n", 1, 11),
+        ("x: [a]#c\n", 1, 7),
+        ("x: {a: b}#c\n", 1, 10),
+        ('x:\n  - "a"#c\n', 2, 8),
+        ('"k"#c: v\n', 1, 4),
+        ("x: |#c\n  t\n", 1, 5),
+        ("x: >-2#c\n  t\n", 1, 7),
+    ],
+)
+def test_a_comment_glued_to_the_value_before_it_is_refused_where_it_starts(
+    text: str, line: int, col: int
+) -> None:
+    """libyaml reads `"ab"# c` as "ab" and a comment; YAML asks for a space first, and other
+    readers (kb fmt's among them) refuse the file or read more into the value."""
+    document, problems = load(text.encode(), "x.yaml")
+    assert document is None
+    assert [(p.code, p.line, p.col, p.message) for p in problems] == [
+        ("KB001", line, col, "a comment must be separated from the value before it by a space")
+    ]
+
+
+@pytest.mark.parametrize("text", ["x: a #c\n", "x: 'a'   #c\n", "x: ok#c\n", "x: |  # c\n  t\n"])
+def test_a_comment_after_a_space_and_a_hash_inside_a_plain_value_are_read(text: str) -> None:
+    document, problems = load(text.encode(), "x.yaml")
+    assert document is not None, problems

@@ -72,12 +72,16 @@ class Builder:
             raise stop_at(
                 TOO_LARGE, self.display, node.start_mark, f"more than {MAX_NODES:,} keys and values"
             )
+        if node.flow_style and self.text.startswith("#", node.end_mark.index):
+            raise self._glued(node.end_mark)
         if kind is _SEQUENCE:
             items = []
             for item in children:
                 if type(item) is _SCALAR and not item.tag:
                     text, style = item.value, item.style
                     if style == "'" or (not style and certainly_text(text)):
+                        if style and self.text.startswith("#", item.end_mark.index):
+                            raise self._glued(item.end_mark)
                         items.append(text)
                         continue
                     if not style:
@@ -111,6 +115,8 @@ class Builder:
             if type(value_node) is _SCALAR and not value_node.tag:
                 text, style = value_node.value, value_node.style
                 if style == "'" or (not style and certainly_text(text)):
+                    if style and self.text.startswith("#", value_node.end_mark.index):
+                        raise self._glued(value_node.end_mark)
                     mapping[key] = text
                     continue
                 if not style:
@@ -143,6 +149,8 @@ class Builder:
             )
         if node.style == '"':
             refuse_control_characters(key, node, self.text, self.display)
+        if node.style and self.text.startswith("#", node.end_mark.index):
+            raise self._glued(node.end_mark)
         return key
 
     def _scalar(self, node: Any) -> Any:
@@ -152,11 +160,35 @@ class Builder:
             if style == '"':
                 # Only double-quoted escapes can make control characters; libyaml refuses raw ones.
                 refuse_control_characters(text, node, self.text, self.display)
+            if style in "|>":
+                self._header_comment(node.start_mark)
+            elif self.text.startswith("#", node.end_mark.index):
+                raise self._glued(node.end_mark)
             return text
         value, problem = plain_value(text)
         if problem is not None:
             self._report(problem, node)
         return value
+
+    def _glued(self, mark: Any) -> Stop:
+        """libyaml reads `"a"#b`, `[a]#b` and `|#b` as a value and a comment; YAML asks for a
+        space before a comment, and other readers refuse such a file or read more into the
+        value. `mark` is at the `#`."""
+        return stop_at(
+            SYNTAX,
+            self.display,
+            mark,
+            "a comment must be separated from the value before it by a space",
+            "write a space before the '#', or put the '#' inside the quotes",
+        )
+
+    def _header_comment(self, start: Any) -> None:
+        """The `#` glued to a block scalar's header (`|-#b`), said as `_glued` says it."""
+        at = start.index + 1
+        while self.text[at : at + 1] in ("+", "-") or self.text[at : at + 1].isdigit():
+            at += 1
+        if self.text.startswith("#", at):
+            raise self._glued(_Mark(start.line, start.column + at - start.index))
 
     def _report(self, problem: Problem, node: Any) -> None:
         """Stop at the plain scalar `node` for an error; note a warning and go on."""
@@ -165,3 +197,13 @@ class Builder:
         if problem.severity is Severity.ERROR:
             raise Stop(diagnostic)
         self.warnings.append(diagnostic)
+
+
+class _Mark:
+    """A position where libyaml gives none (inside a block scalar's header)."""
+
+    __slots__ = ("column", "line")
+
+    def __init__(self, line: int, column: int) -> None:
+        self.line = line
+        self.column = column
