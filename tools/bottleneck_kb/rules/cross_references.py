@@ -133,7 +133,8 @@ def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
 
     ## What it checks
     `magnitude` holds one value per device of `values_for`, joined by ` vs `, each equal to
-    the catalog's figure to the precision it is written in.
+    the catalog's figure to the precision it is written in. A link's bandwidth is compared
+    per direction, as the model reads it, whichever way its device file gives it.
     ## Why it matters
     Figures copied into prose drift from the catalog; this keeps them the same.
     ## How to fix
@@ -200,6 +201,15 @@ def _disagreement(
     if written.agrees_with(actual.value):
         return None
     catalog = format_quantity(actual.value, dimension.base_unit, digits=4)
+    written_as = device.figures.get(parameter)
+    if written_as is not None and written_as.direction == "both_directions":
+        # The model reads a link per direction; the file may say both, as vendors do.
+        both = format_quantity(actual.value * 2, dimension.base_unit, digits=4)
+        return (
+            f"'{piece}' for {device.id} disagrees with the catalog's {catalog} per direction "
+            f"(its file gives {both} for both directions: {device.path})",
+            f"quote the value per direction, {catalog}, or correct the catalog with a source",
+        )
     return (
         f"'{piece}' for {device.id} disagrees with the catalog's {catalog} ({device.path})",
         "quote the catalog's value, or correct the catalog with a source",

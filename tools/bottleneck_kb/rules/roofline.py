@@ -31,8 +31,8 @@ BOUND_BY = "KB406"
 CHECK = "KB407"
 
 _NAME_ABLE_DEVICES = (
-    "name devices with every figure the entry reads (kb hardware lists the catalog), or leave "
-    "this one out"
+    "name devices with every figure the entry reads (each device's page, or its file under "
+    "hardware/, lists its figures), or leave this one out"
 )
 
 #: Devices whose arithmetic a bound_by message spells out.
