@@ -1199,3 +1199,24 @@ def test_a_workaround_step_that_does_not_fit_shows_no_speedup(built: Path) -> No
     rows = re.findall(r'<tr><th scope="row">Google Cloud TPU v5e \(per chip\)</th>(.*?)</tr>', page)
     modeled = [row for row in rows if ">does not fit</td>" in row]
     assert len(modeled) == 1, rows  # its row of the workaround's table
+
+
+def test_a_count_a_hardware_parameter_names_is_written_as_a_count(
+    knowledge_base: KnowledgeBase,
+) -> None:
+    """A scale-up domain of 8 read "8.0" in an entry's hardware parameters."""
+    from dataclasses import replace
+
+    from bottleneck_kb.site.pages import Links, _hardware_parameters
+
+    entry = knowledge_base.entry("collective/tensor-parallel-all-reduce")
+    assert entry is not None
+    first = entry.hardware_parameters[0]
+    domain = replace(first, parameter="scale_up_domain", values_for=("nvidia-h100-sxm",))
+    shown = _hardware_parameters(
+        replace(entry, hardware_parameters=(domain,)),
+        list(knowledge_base.catalog.devices.values()),
+        "entries/collective/tensor-parallel-all-reduce.md",
+        Links(True),
+    )
+    assert re.findall(r"</a>: ([^<]*)<", shown) == ["8"]

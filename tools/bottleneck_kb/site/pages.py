@@ -536,9 +536,11 @@ def _hardware_parameters(entry: Entry, devices: Sequence[Device], here: str, lin
                 values.append(f"{text(device_id)}: not in the catalog")
                 continue
             unit = _unit(parameter.parameter)
+            # A count (a scale-up domain of 8) is written as a count, not as 8.0.
+            shown = format_quantity(measure.value, unit) if unit else number(measure.value)
             values.append(
                 f'<a href="{links.href(here, device_page(device.id))}">{text(device.name)}</a>: '
-                f"{text(format_quantity(measure.value, unit))}"
+                f"{text(shown)}"
             )
         rows.append(
             [
