@@ -103,7 +103,7 @@ def test_lm_head_batch_crossover(kb: KnowledgeBase) -> None:
         for device in (H100, MI300X):
             found_on = crossovers(entry, formulas, [kb.catalog.devices[device]], "B", {"k": k})
             assert found_on is not None
-            (c,) = found_on
+            ((c,),) = found_on
             assert c.at is not None
             assert (c.below, c.above) == ("memory", "compute")
             found[k, device] = c.at
@@ -176,12 +176,41 @@ def test_checks_and_workarounds_run_at_their_own_values_where_the_readers_cannot
     assert smaller.modeled[H100] == typical.workarounds[0].modeled[H100]
 
 
+def test_every_flip_of_the_verdict_along_a_range_is_found(kb_root: Path) -> None:
+    """With a third roof the verdict may flip twice as one symbol grows (memory, then
+    compute, then interconnect): both are said, or the first alone contradicts the verdict
+    at the far end."""
+    entry_file = kb_root / "entries" / "fixtures" / "minimal.yaml"
+    text = entry_file.read_text("utf-8").replace(
+        "  bytes: 2 * N\n", "  bytes: 2 * N\n  interconnect_bytes: B ** 2 * N / 500000\n"
+    )
+    entry_file.write_text(text.replace("bound_by: memory", "bound_by: interconnect"), "utf-8")
+    kb = KnowledgeBase.load(kb_root)
+    (entry,) = kb.entries
+    formulas, _ = parse_formulas(entry)
+    assert formulas is not None
+    h100 = kb.catalog.devices[H100]
+
+    found = crossovers(entry, formulas, [h100], "B")
+
+    assert found is not None
+    ((memory_to_compute, compute_to_link),) = found
+    assert (memory_to_compute.below, memory_to_compute.above) == ("memory", "compute")
+    assert (compute_to_link.below, compute_to_link.above) == ("compute", "interconnect")
+    # FLOPs 2BN at the dense peak against 2N bytes, then against B**2 N / 500000 on the link.
+    peak = h100.peak_flops["bf16"].value
+    link = h100.quantities["interconnect_bandwidth"].value
+    ridge = peak / h100.memory_bandwidth
+    assert memory_to_compute.at == pytest.approx(ridge, rel=1e-9)
+    assert compute_to_link.at == pytest.approx(1e6 * link / peak, rel=1e-9)
+
+
 def test_no_crossover_in_range(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, DRAFT)
     h100 = [kb.catalog.devices[H100]]
     found = crossovers(entry, formulas, h100, "k")
     assert found is not None
-    (c,) = found
+    ((c,),) = found
     assert (c.at, c.below, c.range) == (None, "memory", (1.0, 16.0))
     assert crossovers(entry, formulas, h100, "D") is not None
 
@@ -203,7 +232,7 @@ def test_crossovers_on_many_devices_are_each_device_alone(basis: Basis) -> None:
                 assert alone == [None] * len(devices)
                 continue
             assert together == [a[0] for a in alone if a is not None]
-            flipped += sum(c.at is not None for c in together)
+            flipped += sum(c.at is not None for found in together for c in found)
     assert flipped > 0
 
 
@@ -322,7 +351,9 @@ def test_a_crossover_across_hundreds_of_decades_is_found(
     found = crossovers(entry, formulas, list(kb.catalog.devices.values()), "B")
 
     assert found is not None
-    assert all(c.at is not None and bounds[0] < c.at < bounds[1] for c in found)
+    assert all(
+        c.at is not None and bounds[0] < c.at < bounds[1] for on_device in found for c in on_device
+    )
 
 
 def test_a_workaround_time_that_rounds_to_zero_is_a_located_error(kb_root: Path) -> None:

@@ -221,7 +221,9 @@ def evaluate_entry(
         and (found := crossovers(entry, formulas, devices, symbol.symbol, overrides, basis))
         is not None
     ]
-    by_device = {device.id: [found[i] for found in swept] for i, device in enumerate(devices)}
+    by_device = {
+        device.id: [c for found in swept for c in found[i]] for i, device in enumerate(devices)
+    }
     effects = []
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is None:
@@ -320,11 +322,12 @@ def crossovers(
     symbol: str,
     overrides: Mapping[str, float] | None = None,
     basis: Basis = DATASHEET,
-) -> list[Crossover] | None:
+) -> list[list[Crossover]] | None:
     """Where the verdict on each of `devices` flips as `symbol` sweeps its declared range,
-    holding the rest at their typical (or overridden) values: the first sample whose verdict
-    differs from the first sample's, bisected down to where it flips. None when the symbol
-    has no range."""
+    holding the rest at their typical (or overridden) values: each sample whose verdict
+    differs from the one before, bisected down to where it flips (an entry with more than two
+    roofs may flip more than once: memory, then compute, then interconnect). One Crossover
+    with no place where it never flips. None when the symbol has no range."""
     declared = entry.symbols[symbol]
     if declared.range is None:
         return None
@@ -334,7 +337,7 @@ def crossovers(
     tops: dict[float, list[int]] = {}
     for i, device in enumerate(devices):
         tops.setdefault(_top(formulas, device, symbol, hi), []).append(i)
-    found: dict[int, Crossover] = {}
+    found: dict[int, list[Crossover]] = {}
     for top, indices in tops.items():
         chosen = [devices[i] for i in indices]
         flips = _flips(entry, formulas, chosen, symbol, (lo, max(lo, top)), base, basis)
@@ -360,8 +363,8 @@ def _flips(
     swept: tuple[float, float],
     base: Mapping[str, float],
     basis: Basis,
-) -> list[Crossover]:
-    """Each device's crossover as `symbol` sweeps `swept`, the rest held at `base`."""
+) -> list[list[Crossover]]:
+    """Each device's crossovers as `symbol` sweeps `swept`, the rest held at `base`."""
     lo, hi = swept
 
     def verdicts_at(chosen: Sequence[Device], x: float) -> list[str]:
@@ -373,32 +376,38 @@ def _flips(
 
     points = sweep(lo, hi)
     first = verdicts_at(devices, points[0])
-    # By device index: the samples on either side of its first flip.
-    flips: dict[int, tuple[float, float]] = {}
-    previous = points[0]
+    # By device index: the samples on either side of each flip, with the verdict before it.
+    flips: dict[int, list[tuple[float, float, str]]] = {i: [] for i in range(len(devices))}
+    previous, before = points[0], first
     for x in points[1:]:
-        pending = [i for i in range(len(devices)) if i not in flips]
-        if not pending:
+        try:
+            now = verdicts_at(devices, x)
+        except EvaluationError:
+            # Past where the formulas are defined, which kb check refuses in a range (the
+            # entry is evaluated all the same, with its errors): the flips found up to here.
             break
-        for i, verdict in zip(pending, verdicts_at([devices[i] for i in pending], x), strict=True):
-            if verdict != first[i]:
-                flips[i] = (previous, x)
-        previous = x
-    found = []
+        for i, verdict in enumerate(now):
+            if verdict != before[i]:
+                flips[i].append((previous, x, before[i]))
+        previous, before = x, now
+    found: list[list[Crossover]] = []
     for i, device in enumerate(devices):
-        if i not in flips:
-            found.append(Crossover(symbol, None, first[i], first[i], (lo, hi)))
+        if not flips[i]:
+            found.append([Crossover(symbol, None, first[i], first[i], (lo, hi))])
             continue
-        left, right = flips[i]
-        for _ in range(BISECTION_STEPS):
-            middle = _midpoint(left, right)
-            if middle in (left, right):
-                break
-            if verdicts_at([device], middle)[0] == first[i]:
-                left = middle
-            else:
-                right = middle
-        found.append(Crossover(symbol, right, first[i], verdicts_at([device], right)[0], (lo, hi)))
+        crossings = []
+        for left, right, below in flips[i]:
+            for _ in range(BISECTION_STEPS):
+                middle = _midpoint(left, right)
+                if middle in (left, right):
+                    break
+                if verdicts_at([device], middle)[0] == below:
+                    left = middle
+                else:
+                    right = middle
+            above = verdicts_at([device], right)[0]
+            crossings.append(Crossover(symbol, right, below, above, (lo, hi)))
+        found.append(crossings)
     return found
 
 

@@ -31,7 +31,7 @@ from ..model import (
     parameter_dimension,
 )
 from ..numbers import times
-from ..roofline import CAPACITY
+from ..roofline import CAPACITY, COMPUTE, MEMORY
 from ..schemas import ENTRY, HARDWARE, documented, published, published_text, schema
 from . import charts, export
 from .explorer import COMPARE, compare_body, explorer_assets, explorer_block
@@ -411,7 +411,10 @@ def _evaluation_sections(
                     (
                         c["at"]
                         for c in evaluation["crossovers"].get(r["device"], [])
+                        # Where the intensity crosses the ridge: memory on one side, compute
+                        # on the other (the entry's other roofs may flip it elsewhere).
                         if c["symbol"] == symbol.symbol
+                        and {c["below"], c["above"]} == {MEMORY, COMPUTE}
                     ),
                     None,
                 ),
