@@ -179,7 +179,7 @@ class Builder:
             self.display,
             mark,
             "a comment must be separated from the value before it by a space",
-            "write a space before the '#', or put the '#' inside the quotes",
+            "write a space before the '#'; if it is meant as text, quote the whole value",
         )
 
     def _header_comment(self, start: Any) -> None:
