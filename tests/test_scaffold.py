@@ -76,9 +76,11 @@ def test_a_new_entry_reports_exactly_its_placeholders(repository: Path) -> None:
     )  # fmt: skip
 
     assert result.exit_code == 0, result.output
-    assert (
-        result.output
-        == "wrote entries/flops/test-card.yaml; replace each TODO, then run kb check\n"
+    assert result.output == (
+        "wrote entries/flops/test-card.yaml; replace each TODO, then run kb check\n"
+        "  it holds the required keys; the optional ones (the other roofs' formulas, checks, "
+        "derived values, bounds, ...) are in CONTRIBUTING.md, 'What each field means', and "
+        "the schema\n"
     )
     path = repository / "entries" / "flops" / "test-card.yaml"
     text = path.read_text(encoding="utf-8")

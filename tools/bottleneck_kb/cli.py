@@ -578,6 +578,12 @@ def new(
     shown = display_path(path, base)
     shown = _path_here(base)(shown)
     click.echo(one_line(f"wrote {shown}; replace each TODO, then run kb check"))
+    if not is_device:  # the skeleton holds the keys an entry must have, not those it may
+        click.echo(
+            "  it holds the required keys; the optional ones (the other roofs' formulas, "
+            "checks, derived values, bounds, ...) are in CONTRIBUTING.md, 'What each field "
+            "means', and the schema"
+        )
 
 
 if __name__ == "__main__":  # `python -m bottleneck_kb.cli`, as `python -m bottleneck_kb`
