@@ -122,13 +122,11 @@ def select_devices(
     catalog: Mapping[str, Device],
     on: Sequence[str] = (),
     broken: Mapping[str, str] | None = None,
-    values: Mapping[str, float] | None = None,
 ) -> tuple[list[Device], list[Skipped]]:
     """The devices to evaluate `entry` on (`on`, or the whole catalog) and those skipped: a
     device without a figure the entry reads (a dense peak for its dtype, an interconnect
-    bandwidth, ...) cannot place it on its roofs, one whose file has errors (`broken`:
-    device id -> file, as Catalog.broken) is not in the catalog at all, and at `values` one
-    whose figure is below a symbol bounded by it cannot run it."""
+    bandwidth, ...) cannot place it on its roofs, and one whose file has errors (`broken`:
+    device id -> file, as Catalog.broken) is not in the catalog at all."""
     broken = broken or {}
     for name in on:
         if name in broken:
@@ -147,11 +145,8 @@ def select_devices(
         skipped += [Skipped(d, f"{path} has errors") for d, path in sorted(broken.items())]
     for device in [catalog[name] for name in dict.fromkeys(on)] or list(catalog.values()):
         missing = missing_figures(entry, formulas, device)
-        beyond = None if missing or values is None else beyond_bound(formulas, device, values)
         if missing:
             skipped.append(Skipped(device.id, f"no {', '.join(missing)} in the catalog"))
-        elif beyond is not None:
-            skipped.append(Skipped(device.id, beyond))
         else:
             chosen.append(device)
     return chosen, skipped
@@ -205,10 +200,12 @@ def evaluate_entry(
         first = problems[0]
         raise KBError(first.message, first.hint, first.path, first.line, first.col)
     values = assignment(entry, overrides)
-    # Checks and workarounds run at values of their own: on every device with the figures,
-    # whether or not it can run the reader's.
-    able, _ = select_devices(entry, formulas, catalog, on, broken)
-    devices, skipped = select_devices(entry, formulas, catalog, on, broken, values)
+    # Checks and workarounds run at values of their own: on every device with the figures
+    # (`able`), whether or not it can run the reader's (`devices`).
+    able, skipped = select_devices(entry, formulas, catalog, on, broken)
+    beyond = {d.id: why for d in able if (why := beyond_bound(formulas, d, values))}
+    devices = [d for d in able if d.id not in beyond]
+    skipped += [Skipped(device, why) for device, why in beyond.items()]
     results = [evaluate(entry, formulas, device, overrides, basis=basis) for device in devices]
     if not on:  # the whole catalog: fastest first, which is what a reader choosing looks for
         order = sorted(range(len(results)), key=lambda i: (results[i].time, results[i].device))
@@ -289,10 +286,8 @@ def reader_symbols(entry: Entry, formulas: Formulas) -> frozenset[str]:
     read = set(formulas.symbols)
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is not None:
-            replaced = [*formulas.workaround[index], *formulas.workaround_others[index].values()]
-            for parsed in replaced:
-                if parsed is not None:
-                    read |= parsed.symbols - workaround.model.overrides.keys()
+            for parsed in formulas.replacements(index).values():
+                read |= parsed.symbols - workaround.model.overrides.keys()
     return frozenset(read)
 
 

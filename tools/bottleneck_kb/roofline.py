@@ -135,14 +135,18 @@ class Formulas:
             used |= parsed.symbols
         return used - frozenset(device_figures()) - {name for name, _ in self.derived}
 
+    def replacements(self, index: int) -> dict[str, formula.Formula]:
+        """The formulas workaround `index`'s model gives in place of the entry's, by name."""
+        flops, bytes_ = self.workaround[index]
+        pairs = (("flops", flops), ("bytes", bytes_))
+        return {**{n: f for n, f in pairs if f is not None}, **self.workaround_others[index]}
+
     @property
     def read_anywhere(self) -> frozenset[str]:
         """The entry's symbols that any of its formulas reads, a workaround's included."""
         used = set(self.symbols)
-        for pair, others in zip(self.workaround, self.workaround_others, strict=True):
-            for parsed in (*pair, *others.values()):
-                if parsed is not None:
-                    used |= parsed.symbols
+        for index in range(len(self.workaround)):
+            used.update(*(parsed.symbols for parsed in self.replacements(index).values()))
         return frozenset(used) - frozenset(device_figures()) - {name for name, _ in self.derived}
 
     @property

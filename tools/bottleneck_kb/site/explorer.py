@@ -112,13 +112,7 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is None:
             continue
-        flops, bytes_ = formulas.workaround[index]
-        replaced = {
-            name: parsed
-            for name, parsed in (("flops", flops), ("bytes", bytes_))
-            if parsed is not None
-        }
-        replacement = {**replaced, **formulas.workaround_others[index]}
+        replacement = formulas.replacements(index)
         replacements.append(replacement)
         in_effect = {**base, **replacement}.values()
         workarounds.append(

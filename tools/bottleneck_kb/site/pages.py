@@ -31,7 +31,7 @@ from ..model import (
     parameter_dimension,
 )
 from ..numbers import times
-from ..roofline import CAPACITY, COMPUTE, MEMORY
+from ..roofline import COMPUTE, MEMORY
 from ..schemas import ENTRY, HARDWARE, documented, published, published_text, schema
 from . import charts, export
 from .explorer import COMPARE, compare_body, explorer_assets, explorer_block
@@ -594,7 +594,7 @@ def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[st
                             _number_cell(
                                 gain,
                                 "does not fit"
-                                if effect["modeled"][device]["verdict"] == CAPACITY.name
+                                if not effect["modeled"][device]["fits"]
                                 else times(gain),
                             ),
                             _number_cell(
