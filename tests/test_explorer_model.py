@@ -43,7 +43,8 @@ HARNESS = """
 globalThis.window = globalThis;
 globalThis.document = {readyState: "complete", querySelectorAll: () => [],
   querySelector: () => null, getElementById: () => null};
-const [runtime, explorer, entry, states] = process.argv.slice(1);
+const [numbers, runtime, explorer, entry, states] = process.argv.slice(1);
+require(numbers);
 require(runtime);
 require(explorer);
 require("vm").runInThisContext(require("fs").readFileSync(entry, "utf8"));
@@ -101,6 +102,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Any:
                 node,
                 "-e",
                 HARNESS,
+                str(ASSETS / "kb-numbers.js"),
                 str(ASSETS / "kb-formula.js"),
                 str(ASSETS / "kb-explorer.js"),
                 str(entry),

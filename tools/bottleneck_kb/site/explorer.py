@@ -38,12 +38,12 @@ __all__ = [
 
 #: The explorer's static files, by path below the site's root.
 ASSETS = {
+    "assets/explorer/kb-numbers.js": "kb-numbers.js",  # kb-formula.js writes numbers with it
     "assets/explorer/kb-formula.js": "kb-formula.js",
-    "assets/explorer/kb-numbers.js": "kb-numbers.js",
     "assets/explorer/kb-explorer.js": "kb-explorer.js",
     "assets/explorer/kb-explorer.css": "kb-explorer.css",
 }
-RUNTIME, NUMBERS, EXPLORER, STYLES = ASSETS
+NUMBERS, RUNTIME, EXPLORER, STYLES = ASSETS
 #: The compare page, below the docs folder.
 COMPARE = "compare.md"
 
@@ -159,7 +159,7 @@ def explorer_assets(entries: Sequence[Entry], devices: Sequence[Device]) -> dict
 
 def _scripts(asset_url: Callable[[str], str], entry_ids: Iterable[str]) -> str:
     tags = [f'<link rel="stylesheet" href="{html.escape(asset_url(STYLES))}">']
-    for path in (RUNTIME, NUMBERS, EXPLORER, *map(script_path, entry_ids)):
+    for path in (NUMBERS, RUNTIME, EXPLORER, *map(script_path, entry_ids)):
         tags.append(f'<script src="{html.escape(asset_url(path))}"></script>')
     return "".join(tags)
 

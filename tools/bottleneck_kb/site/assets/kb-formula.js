@@ -21,20 +21,10 @@
     return x;
   }
 
-  function stripZeros(s) {
-    return s.indexOf(".") < 0 ? s : s.replace(/0+$/, "").replace(/\.$/, "");
-  }
-
-  /* Python's format(x, "g"): six significant digits, exponent form outside [1e-4, 1e6). */
+  /* Python's format(x, "g"), six significant digits, as kb-numbers.js writes it (loaded
+     first): rounded on the float's exact value, half to even, as Python rounds. */
   function g(x) {
-    if (x === 0) return 1 / x < 0 ? "-0" : "0";
-    var parts = x.toExponential(5).split("e");
-    var exponent = Number(parts[1]);
-    if (exponent < -4 || exponent >= 6) {
-      var size = Math.abs(exponent);
-      return stripZeros(parts[0]) + "e" + (exponent < 0 ? "-" : "+") + (size < 10 ? "0" : "") + size;
-    }
-    return stripZeros(x.toFixed(5 - exponent));
+    return global.KBNumbers.general(x, 6);
   }
 
   /* formula._integer_power, step for step: binary powering, the same correctly rounded
