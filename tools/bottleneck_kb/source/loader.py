@@ -1,8 +1,11 @@
-"""The loader's stages in order, from bytes to a Document: decode, scan the events, compose
-with libyaml, build the data.
+"""The loader's stages in order, from bytes to a Document: decode; read the layout `kb fmt`
+writes, if the file keeps it; otherwise scan the events, compose with libyaml, build the data.
 
 libyaml composes the node tree in C (with a resolver that tags nothing, so only tags the user
 wrote survive); the data is then built from the same nodes, which keep every line and column.
+A file read by `layout` has no node tree: the reader kept the lines of its keys and items,
+which say where each node would start, and the composer is called only for a pointer into a
+flow collection.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from yaml._yaml import CParser
 from ..diagnostics import Diagnostic, error
 from .build import Builder
 from .characters import decode
+from .layout import read_layout
 from .positions import Document
 from .problems import EMPTY, NOT_A_MAPPING, SYNTAX, Stop, libyaml_error, stop_at
 from .scan import scan
@@ -27,8 +31,19 @@ def load(raw: bytes, display: str) -> tuple[Document | None, list[Diagnostic]]:
     """
     try:
         text = decode(raw, display)
+    except Stop as stop:
+        return None, [stop.diagnostic]
+    layout = read_layout(text)
+    if layout is not None:
+        return Document(display, layout.data, None, text, layout), []
+    return read_with_libyaml(text, display)
+
+
+def read_with_libyaml(text: str, display: str) -> tuple[Document | None, list[Diagnostic]]:
+    """`load` for any text, whatever its layout: scanned, composed and built."""
+    try:
         scan(text, display)
-        root = _compose(text, display)
+        root = compose(text, display)
         builder = Builder(display, text)
         data = builder.value(root, 0)
         if not isinstance(data, dict):
@@ -56,7 +71,7 @@ class _Composer(CParser):
     ascend_resolver = "".format
 
 
-def _compose(text: str, display: str) -> Any:
+def compose(text: str, display: str) -> Any:
     """The root node of the one document in `text`."""
     composer = _Composer(text)
     try:
