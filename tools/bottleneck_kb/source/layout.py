@@ -263,11 +263,13 @@ class _Reader:
         if text[-1] != "]":
             raise GiveUp
         inner = text[1:-1]
+        if _FLOW_STOP.search(inner):
+            raise GiveUp
         if not inner.strip(" "):
             if inner:
                 raise GiveUp
             return []
-        return [_flow_plain(item) for item in inner.split(",")]
+        return [_flow_item(item) for item in inner.split(",")]
 
     def _flow_mapping(self, text: str) -> dict[str, Any]:
         if text[-1] != "}":
@@ -282,7 +284,9 @@ class _Reader:
                 raise GiveUp
             if key not in KNOWN_KEYS and not remember_key(key, MAX_KEY_LENGTH):
                 raise GiveUp
-            mapping[key] = _flow_plain(value)
+            if _FLOW_STOP.search(value):
+                raise GiveUp
+            mapping[key] = _flow_item(value)
         return mapping
 
     def _block_scalar(self, header: str, parent: int) -> str:
@@ -333,10 +337,15 @@ def _plain(text: str) -> Any:
     return value
 
 
-def _flow_plain(item: str) -> Any:
+def _flow_item(item: str) -> Any:
+    """An item of a flow collection, which holds none of _FLOW_STOP (so none of the
+    sequences `_plain` looks for either)."""
     text = item.strip(" ")
     if not text or (text[0] in _INDICATORS and (text[0] != "-" or text[1:2] in ("", " "))):
         raise GiveUp
-    if _FLOW_STOP.search(text):
+    if certainly_text(text):
+        return text
+    value, problem = plain_value(text)
+    if problem is not None:
         raise GiveUp
-    return _plain(text)
+    return value
