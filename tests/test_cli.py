@@ -391,7 +391,8 @@ def test_a_check_of_the_published_schemas_says_what_a_full_run_says_of_them(
     for named in ("schema/entry.schema.json", "schema"):
         stale = run("check", "--root", str(kb_root), "--strict", str(kb_root / named))
         assert stale.exit_code == 1
-        assert stale.output.splitlines()[0].startswith("schema/entry.schema.json:1:1: KB020 ")
+        # Where its text first departs from the schema's: inside the braces.
+        assert stale.output.splitlines()[0].startswith("schema/entry.schema.json:1:2: KB020 ")
 
 
 def test_kb_schema_prints_what_a_knowledge_base_publishes_for_editors(kb_root: Path) -> None:
@@ -411,7 +412,7 @@ def test_kb_schema_prints_what_a_knowledge_base_publishes_for_editors(kb_root: P
     stale = run("check", "--root", str(kb_root), "--strict", "--select", "KB020")
     assert stale.exit_code == 1
     assert stale.output.splitlines()[:2] == [
-        "schema/entry.schema.json:1:1: KB020 warning: is not the entry schema this kb checks "
+        "schema/entry.schema.json:1:2: KB020 warning: is not the entry schema this kb checks "
         "with: editors offer what kb check refuses",
         "    hint: write it again, from the knowledge base's root: kb schema entry > "
         "schema/entry.schema.json",
@@ -421,7 +422,12 @@ def test_kb_schema_prints_what_a_knowledge_base_publishes_for_editors(kb_root: P
     twice = schemas.schema_text("entry").replace(title, title + " " + title, 1)
     assert json.loads(twice) == schemas.schema("entry")
     (published / "entry.schema.json").write_text(twice, encoding="utf-8")
-    assert run("check", "--root", str(kb_root), "--strict", "--select", "KB020").exit_code == 1
+    stale = run("check", "--root", str(kb_root), "--strict", "--select", "KB020")
+    assert stale.exit_code == 1
+    line = 1 + schemas.schema_text("entry").split(title)[0].count("\n")
+    column = 1 + len(twice.splitlines()[line - 1].split(title)[0]) + len(title)
+    # At the key written the second time.
+    assert stale.output.startswith(f"schema/entry.schema.json:{line}:{column}: KB020 ")
     # Not read through a link out of the repository, nor nested past Python's stack.
     (published / "hardware.schema.json").unlink()
     (published / "hardware.schema.json").symlink_to("/etc/hostname")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -441,7 +441,7 @@ def _knowledge_base_findings(
     devices: dict[str, Device],
     ids: frozenset[str],
     select: Selection,
-    stale_schemas: frozenset[str],
+    stale_schemas: Mapping[str, tuple[int, int]],
 ) -> list[Diagnostic]:
     context = Context(devices, entry_ids=ids, stale_schemas=stale_schemas)
     return [

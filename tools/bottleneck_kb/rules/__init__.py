@@ -241,8 +241,8 @@ class Context:
     #: (schemas.published), looked up once a run rather than once a file.
     published: frozenset[str] = frozenset()
     #: For knowledge-base checks: the kinds whose published schema is not the one kb checks
-    #: with (schemas.stale).
-    stale_schemas: frozenset[str] = frozenset()
+    #: with (schemas.stale), each with where its text first departs from that one.
+    stale_schemas: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def _import_all() -> None:

@@ -107,7 +107,8 @@ def published_schema_current(_: list[Summary], context: Context) -> Iterable[Dia
 
     ## What it checks
     That each schema in `schema/` holds the same JSON as the schema the installed `kb` ships
-    and checks with.
+    and checks with; where one does not, the warning points where its text first departs
+    from what `kb schema` writes.
     ## Why it matters
     Editors complete, explain and underline what is typed by the schemas in `schema/`. A copy
     from another version of `kb` (another repository that copied them once, then upgraded
@@ -129,13 +130,13 @@ def published_schema_current(_: list[Summary], context: Context) -> Iterable[Dia
     ```
     (No `schema/` folder: nothing to compare.)
     """
-    for kind in sorted(context.stale_schemas):
+    for kind, (line, col) in sorted(context.stale_schemas.items()):
         yield Diagnostic(
             STALE_SCHEMA,
             Severity.WARNING,
             published_path(kind),
-            1,
-            1,
+            line,
+            col,
             f"is not the {kind} schema this kb checks with: editors offer what kb check refuses",
             f"write it again, from the knowledge base's root: kb schema {kind} > "
             f"{published_path(kind)}",

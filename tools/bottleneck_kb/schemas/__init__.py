@@ -133,11 +133,12 @@ def published_path(kind: str) -> str:
     return f"schema/{kind}.schema.json"
 
 
-def stale(root: Path, kinds: frozenset[str]) -> frozenset[str]:
-    """The `kinds` whose published schema at `root` is not the schema kb checks with: another
-    JSON document, or none that reads (a copy from another version of kb, edited by hand)."""
-    found = set()
-    for kind in kinds:
+def stale(root: Path, kinds: frozenset[str]) -> dict[str, tuple[int, int]]:
+    """The `kinds` whose published schema at `root` is not the schema kb checks with (another
+    JSON document, or none that reads: a copy from another version of kb, edited by hand),
+    each with the line and column where its text first departs from that schema's."""
+    found = {}
+    for kind in sorted(kinds):
         # Read as entries are: not through a link out of the repository, nor past the size
         # limit, nor a FIFO.
         raw, _ = read_file(root / published_path(kind), published_path(kind), root)
@@ -146,8 +147,23 @@ def stale(root: Path, kinds: frozenset[str]) -> frozenset[str]:
         except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past Python's stack
             same = False
         if not same:
-            found.add(kind)
-    return frozenset(found)
+            text = "" if raw is None else raw.decode("utf-8", "replace")
+            found[kind] = _first_difference(text, published_text(schema(kind)))
+    return found
+
+
+def _first_difference(text: str, expected: str) -> tuple[int, int]:
+    """1-based line and column of the first character of `text` that `expected` does not
+    have there (a key written twice, a value changed by hand, where another kb's copy
+    differs); the end of `text` when it stops short."""
+    written, wanted = text.replace("\r\n", "\n").split("\n"), expected.split("\n")
+    for number, line in enumerate(written, 1):
+        other = wanted[number - 1] if number <= len(wanted) else ""
+        if line != other:
+            pairs = enumerate(zip(line, other, strict=False))
+            same = next((at for at, (a, b) in pairs if a != b), min(len(line), len(other)))
+            return number, same + 1
+    return len(written), len(written[-1]) + 1
 
 
 def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
