@@ -392,3 +392,14 @@ def test_positions_are_those_libyaml_gives(tmp_path: Path) -> None:
     assert layout is not None
     assert len(_pointers(layout.data)) > 60
     _same_positions(text, layout)
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+def test_a_block_scalar_of_a_file_read_by_libyaml_is_placed_by_its_node(newline: str) -> None:
+    """A file the layout reader gives up on (carriage returns) places a block scalar's
+    characters from the node's own offset, not from lines counted at line feeds."""
+    text = newline.join(["a: 1", "b: |", "  xy", "  zw", "c: 2", ""])
+    document, _ = load(text.encode(), DISPLAY)
+    assert document is not None and document.layout is None
+    placed = [document.offset_at(("b",), offset) for offset in range(5)]
+    assert placed == [(3, 3), (3, 4), (3, 5), (4, 3), (4, 4)]

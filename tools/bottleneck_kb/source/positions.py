@@ -29,12 +29,14 @@ _ESCAPE_WIDTH = {"x": 4, "u": 6, "U": 10}
 class Marks(NamedTuple):
     """Where a pointer's key and value start (0-based line and column), the value's scalar
     style ("" for plain text and collections) and the column of the collection holding it
-    (-1 at the root), as libyaml's nodes would say."""
+    (-1 at the root), as libyaml's nodes would say; and the value's offset in the text, or
+    None where that is its line and column in text whose lines end in `\n` alone."""
 
     key: tuple[int, int]
     value: tuple[int, int]
     style: str
     parent: int
+    offset: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +87,10 @@ class Document:
         if marks.style in _BLOCK:
             # A block scalar's indentation indicator counts from the block collection that
             # holds it (libyaml's indent), which starts at that collection's first key or dash.
-            line, column = marks.value
-            start = sum(len(text) + 1 for text in self.text.split("\n")[:line]) + column
+            start = marks.offset
+            if start is None:
+                line, column = marks.value
+                start = sum(len(above) + 1 for above in self.text.split("\n")[:line]) + column
             _, origins = read_block_scalar(self.text, start, marks.parent)
             return line_col(self.text, origins[min(offset, len(origins) - 1)])
         line, col = self.value_at(pointer)
@@ -106,6 +110,7 @@ class Document:
             (value.start_mark.line, value.start_mark.column),
             style,
             -1 if parent is None else parent.start_mark.column,
+            value.start_mark.index,
         )
 
     def _tree(self) -> Any:
