@@ -1,6 +1,7 @@
 """The block layout that `kb fmt` writes and nearly every entry keeps, read line by line in
-Python: the same data as libyaml and the builder give, in about a third of their time, and no
-node tree (positions are composed by libyaml only when a diagnostic needs one).
+Python: the same data as libyaml and the builder give, in about half their time, and no node
+tree. The line of each key and item is kept, from which `Layout.marks` says where libyaml's
+nodes would start; libyaml composes the tree only for a pointer into a flow collection.
 
 It reads only what it can read exactly, and gives up (None) on anything else, so that libyaml
 and the builder read that file and say what is wrong: block mappings and sequences, keys of
@@ -20,7 +21,7 @@ from typing import Any
 
 from .positions import Marks
 from .problems import MAX_DEPTH, MAX_KEY_LENGTH, MAX_NODES
-from .scalars import KNOWN_KEYS, RESERVED_WORDS, certainly_text, plain_value, remember_key
+from .scalars import KNOWN_KEYS, certainly_text, plain_value, remember_key
 
 # `key:` or `key: value`, after the indentation.
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (?! )(.*))?\Z")
@@ -181,14 +182,8 @@ class _Reader:
                 else:
                     raise GiveUp  # an empty value is null: the builder says so
                 at = self.at
-            elif (
-                rest[0].isalpha()
-                and rest not in RESERVED_WORDS
-                and rest[-1] != ":"
-                and ": " not in rest
-                and " #" not in rest
-            ):
-                mapping[key] = rest  # most values: `certainly_text`, as `_plain` takes it
+            elif certainly_text(rest) and rest[-1] != ":" and ": " not in rest and " #" not in rest:
+                mapping[key] = rest  # most values: what `_plain` makes of them, sooner
             else:
                 self.at = at
                 mapping[key] = self._inline(rest, indent, depth)
@@ -327,14 +322,10 @@ class _Reader:
 
 
 def _plain(text: str) -> Any:
+    """A plain scalar written after `key: ` or `- `."""
     if text[-1] == ":" or ": " in text or " #" in text:
         raise GiveUp
-    if certainly_text(text):
-        return text
-    value, problem = plain_value(text)
-    if problem is not None:
-        raise GiveUp
-    return value
+    return _typed(text)
 
 
 def _flow_item(item: str) -> Any:
@@ -343,6 +334,12 @@ def _flow_item(item: str) -> Any:
     text = item.strip(" ")
     if not text or (text[0] in _INDICATORS and (text[0] != "-" or text[1:2] in ("", " "))):
         raise GiveUp
+    return _typed(text)
+
+
+def _typed(text: str) -> Any:
+    """What the scalar rules make of a plain scalar; one they find a problem with is the
+    builder's to report."""
     if certainly_text(text):
         return text
     value, problem = plain_value(text)

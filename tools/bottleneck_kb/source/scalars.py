@@ -29,8 +29,7 @@ _WORDS: dict[str, bool | None] = {
 _YAML11_BOOLEANS = frozenset(
     w for word in ("yes", "no", "on", "off") for w in (word, word.title(), word.upper())
 )
-#: Words a plain scalar that begins with a letter may be and still mean something else.
-RESERVED_WORDS = frozenset(_WORDS) | _YAML11_BOOLEANS
+_RESERVED = frozenset(_WORDS) | _YAML11_BOOLEANS
 _INT = re.compile(r"[-+]?[0-9]+")
 OCTAL = re.compile(r"0o[0-7]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
@@ -49,12 +48,12 @@ _SPECIAL_FLOAT = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
 def certainly_text(text: str) -> bool:
     """True when the plain value `text` is certainly text as written: it begins with a letter
     and is not one of the rules' words. The builder takes it without calling `plain_value`."""
-    return text[:1].isalpha() and text not in RESERVED_WORDS
+    return text[:1].isalpha() and text not in _RESERVED
 
 
 def certainly_key_text(text: str) -> bool:
     """The same for a plain key, which may also begin with an underscore."""
-    return (text[:1].isalpha() or text[:1] == "_") and text not in RESERVED_WORDS
+    return (text[:1].isalpha() or text[:1] == "_") and text not in _RESERVED
 
 
 #: Plain keys already found to be text within the length limit. Every file of a knowledge base
