@@ -205,3 +205,25 @@ def test_a_string_of_digits_means_what_yaml_12_says(text: str) -> None:
         assert value == int(text) and problem is not None and problem.code == PORTABLE_NUMBER
     else:
         assert (value, problem) == (int(text), None)
+
+
+# Pieces of the plain values YAML 1.1 readers type otherwise than YAML 1.2: underscores in
+# numbers, binary, base 60, signed hexadecimal, timestamps, YAML 1.1's floats and booleans.
+_YAML11_PIECES = [*"0123456789_:.-+eExbo", "0x", "0b", "0o", "1e9", "2001-12-14", " 21:59:43"]
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from([*_YAML11_PIECES, *WORDS]), min_size=1, max_size=8).map("".join))
+def test_a_plain_value_yaml_11_reads_otherwise_is_warned_about(text: str) -> None:
+    """Whatever PyYAML (YAML 1.1) makes of a plain value, kb reads the same, or says so."""
+    raw = f"k: {text}\n"
+    try:
+        node = yaml.compose(raw, Loader=yaml.CSafeLoader).value[0][1]
+        theirs = yaml.safe_load(raw)["k"]
+    except (yaml.YAMLError, AttributeError, IndexError, TypeError, ValueError):
+        return  # not one plain scalar, or one PyYAML cannot read at all
+    if type(node) is not yaml.ScalarNode or node.style or node.value != text:
+        return
+    value, problem = plain_value(text)
+    if (type(theirs), theirs) != (type(value), value) and theirs == theirs:  # NaN aside
+        assert problem is not None, (text, theirs, value)

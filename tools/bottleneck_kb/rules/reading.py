@@ -360,18 +360,27 @@ emitted(
 
     ## What it checks
     Numbers such as `1e9` (a number in YAML 1.2, text in YAML 1.1) are written in a form both
-    read as the same number.
+    read as the same number; and plain text that YAML 1.1 reads as a number or a date
+    (`1_000`, `0b1`, `12:30` in base 60, `2001-12-14`) is quoted.
     ## Why it matters
-    Editors, PyYAML and other tools would see text where kb sees a number.
+    Editors, PyYAML and other tools would see text where kb sees a number, or a number or a
+    date where kb sees text.
     ## How to fix
-    Write `1.0e+9`: a digit after the point and a sign on the exponent.
+    Write `1.0e+9`: a digit after the point and a sign on the exponent. Quote text that looks
+    like a number (`"12:30"`); write a number with digits alone (`1000`).
     ## Fails
     ```yaml
     typical: 1e9
     ```
+    ```yaml
+    title: 12:30
+    ```
     ## Passes
     ```yaml
     typical: 1.0e+9
+    ```
+    ```yaml
+    title: "12:30"
     ```
     """,
     Severity.WARNING,

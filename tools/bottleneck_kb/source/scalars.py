@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from yaml.resolver import Resolver
+
 from ..diagnostics import Diagnostic, Severity
 from .problems import BAD_NUMBER, MAX_NUMBER_DIGITS, PORTABLE_NUMBER, YAML11_BOOLEAN
 
@@ -156,6 +158,15 @@ def number_by_the_rules(text: str) -> tuple[Any, Problem | None]:
     is_number = _INT.fullmatch(text) or octal or hexadecimal
     is_float = not is_number and _FLOAT.fullmatch(text)
     if not (is_number or is_float):
+        what = _YAML11_TAGS.get(_yaml11_tag(text) or "")
+        if what is not None:
+            return text, Problem(
+                PORTABLE_NUMBER,
+                Severity.WARNING,
+                f"'{text}' is the string \"{text}\" here (YAML 1.2) but {what} to YAML 1.1 "
+                "readers such as PyYAML",
+                "quote it if you mean text; write a number with digits alone (1000, not 1_000)",
+            )
         return text, None
     digits = len(text) if len(text) <= MAX_NUMBER_DIGITS else sum(c.isdigit() for c in text)
     if digits > MAX_NUMBER_DIGITS:
@@ -185,6 +196,24 @@ def number_by_the_rules(text: str) -> tuple[Any, Problem | None]:
     if YAML11_FLOAT.fullmatch(text):
         return real, None
     return real, _not_portable(text, real, "a string", f"write {portable_number(text)}")
+
+
+#: What the tags PyYAML's resolver gives numbers and dates are, in a message.
+_YAML11_TAGS = {
+    "tag:yaml.org,2002:int": "a number",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:timestamp": "a date",
+}
+
+
+def _yaml11_tag(text: str) -> str | None:
+    """The tag a YAML 1.1 reader gives the plain scalar `text`: PyYAML's resolver, whose
+    patterns (digits with underscores, binary, base 60 as in `1:30`, timestamps) are what the
+    tools built on it read."""
+    for tag, pattern in Resolver.yaml_implicit_resolvers.get(text[:1], ()):
+        if pattern.match(text):
+            return str(tag)
+    return None
 
 
 def _bad_number(message: str, hint: str) -> Problem:
