@@ -218,12 +218,13 @@ def test_a_plain_value_yaml_11_reads_otherwise_is_warned_about(text: str) -> Non
     """Whatever PyYAML (YAML 1.1) makes of a plain value, kb reads the same, or says so."""
     raw = f"k: {text}\n"
     try:
-        node = yaml.compose(raw, Loader=yaml.CSafeLoader).value[0][1]
+        root = yaml.compose(raw, Loader=yaml.CSafeLoader)
         theirs = yaml.safe_load(raw)["k"]
-    except (yaml.YAMLError, AttributeError, IndexError, TypeError, ValueError):
-        return  # not one plain scalar, or one PyYAML cannot read at all
+    except (yaml.YAMLError, LookupError, TypeError, ValueError):
+        return  # PyYAML cannot read it at all, or not as one key
+    node = root.value[0][1] if type(root) is yaml.MappingNode and root.value else None
     if type(node) is not yaml.ScalarNode or node.style or node.value != text:
-        return
+        return  # not the one plain scalar `text`
     value, problem = plain_value(text)
     if (type(theirs), theirs) != (type(value), value) and theirs == theirs:  # NaN aside
         assert problem is not None, (text, theirs, value)
