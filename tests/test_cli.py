@@ -395,6 +395,30 @@ def test_a_check_of_the_published_schemas_says_what_a_full_run_says_of_them(
         assert stale.output.splitlines()[0].startswith("schema/entry.schema.json:1:2: KB020 ")
 
 
+def test_a_schema_missing_beside_the_other_is_said(kb_root: Path) -> None:
+    """A schema/ folder that publishes one kind's schema and not the other's leaves the
+    first lines of that kind's files pointing at nothing: KB020 says which file is missing."""
+    published = kb_root / "schema"
+    published.mkdir()
+    for kind in ("entry", "hardware"):
+        (published / f"{kind}.schema.json").write_text(schemas.schema_text(kind), "utf-8")
+    assert run("check", "--root", str(kb_root), "--strict", "--select", "KB020").exit_code == 0
+    (published / "entry.schema.json").unlink()
+    missing = run("check", "--root", str(kb_root), "--strict", "--select", "KB020")
+    assert (missing.exit_code, missing.output.splitlines()[:2]) == (
+        1,
+        [
+            "schema/entry.schema.json:1:1: KB020 warning: is missing from schema/, which "
+            "publishes the other schema: the first lines that point editors here point at "
+            "nothing",
+            "    hint: write it, from the knowledge base's root: kb schema entry > "
+            "schema/entry.schema.json",
+        ],
+    )
+    (published / "hardware.schema.json").unlink()  # nothing published: no line asked for
+    assert run("check", "--root", str(kb_root), "--strict", "--select", "KB020").exit_code == 0
+
+
 def test_kb_schema_prints_what_a_knowledge_base_publishes_for_editors(kb_root: Path) -> None:
     """A copy of schema/ left behind by an upgrade of kb is said (KB020), and `kb schema`
     writes the current one."""

@@ -329,7 +329,12 @@ def _check(
             summaries.append(summary)
     # Knowledge-base checks get every entry's id, checked this run or not, for related links.
     diagnostics += _knowledge_base_findings(
-        summaries, devices, entry_ids(every_entry, root), select, schemas.stale(root, published)
+        summaries,
+        devices,
+        entry_ids(every_entry, root),
+        select,
+        schemas.stale(root, published),
+        schemas.unpublished(root),
     )
     if select is not None:
         # A selected rule that runs on what was read never ran on a file that could not be
@@ -372,7 +377,10 @@ def check_read(
         files = discover(kb.root, ENTRIES)  # a walk of the folders: no file is read again
         ids = entry_ids(files, kb.root)
         stale = schemas.stale(kb.root, published)
-        diagnostics += _knowledge_base_findings(summaries, catalog.devices, ids, None, stale)
+        missing = schemas.unpublished(kb.root)
+        diagnostics += _knowledge_base_findings(
+            summaries, catalog.devices, ids, None, stale, missing
+        )
         return CheckResult(sorted_diagnostics(diagnostics), len(files), len(catalog.devices))
 
 
@@ -442,8 +450,14 @@ def _knowledge_base_findings(
     ids: frozenset[str],
     select: Selection,
     stale_schemas: Mapping[str, tuple[int, int]],
+    unpublished_schemas: frozenset[str],
 ) -> list[Diagnostic]:
-    context = Context(devices, entry_ids=ids, stale_schemas=stale_schemas)
+    context = Context(
+        devices,
+        entry_ids=ids,
+        stale_schemas=stale_schemas,
+        unpublished_schemas=unpublished_schemas,
+    )
     return [
         d for rule in rules_for(Scope.KNOWLEDGE_BASE, select) for d in rule.run(summaries, context)
     ]

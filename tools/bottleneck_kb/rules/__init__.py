@@ -243,6 +243,9 @@ class Context:
     #: For knowledge-base checks: the kinds whose published schema is not the one kb checks
     #: with (schemas.stale), each with where its text first departs from that one.
     stale_schemas: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    #: For knowledge-base checks: the kinds whose schema is missing from a schema/ folder
+    #: that publishes the other kind's (schemas.unpublished).
+    unpublished_schemas: frozenset[str] = frozenset()
 
 
 def _import_all() -> None:

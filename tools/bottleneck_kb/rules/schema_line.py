@@ -108,7 +108,8 @@ def published_schema_current(_: list[Summary], context: Context) -> Iterable[Dia
     ## What it checks
     That each schema in `schema/` holds the same JSON as the schema the installed `kb` ships
     and checks with; where one does not, the warning points where its text first departs
-    from what `kb schema` writes.
+    from what `kb schema` writes. And that a `schema/` folder publishing one kind's schema
+    publishes the other's too: the first lines `kb new` and `kb fmt` wrote point there.
     ## Why it matters
     Editors complete, explain and underline what is typed by the schemas in `schema/`. A copy
     from another version of `kb` (another repository that copied them once, then upgraded
@@ -140,4 +141,15 @@ def published_schema_current(_: list[Summary], context: Context) -> Iterable[Dia
             f"is not the {kind} schema this kb checks with: editors offer what kb check refuses",
             f"write it again, from the knowledge base's root: kb schema {kind} > "
             f"{published_path(kind)}",
+        )
+    for kind in sorted(context.unpublished_schemas):
+        yield Diagnostic(
+            STALE_SCHEMA,
+            Severity.WARNING,
+            published_path(kind),
+            1,
+            1,
+            "is missing from schema/, which publishes the other schema: the first lines that "
+            "point editors here point at nothing",
+            f"write it, from the knowledge base's root: kb schema {kind} > {published_path(kind)}",
         )

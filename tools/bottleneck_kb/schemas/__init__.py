@@ -128,6 +128,14 @@ def published(root: Path) -> frozenset[str]:
     return frozenset(k for k in (ENTRY, HARDWARE) if (root / published_path(k)).is_file())
 
 
+def unpublished(root: Path) -> frozenset[str]:
+    """The kinds whose schema is missing from a schema/ folder at `root` that publishes the
+    other kind's: the files' first lines still point editors there (`kb new` and `kb fmt`
+    wrote them when it was published), at nothing."""
+    found = published(root)
+    return frozenset({ENTRY, HARDWARE} - found) if found else frozenset()
+
+
 def published_path(kind: str) -> str:
     """Where a knowledge base publishes `kind`'s schema for editors, from its root."""
     return f"schema/{kind}.schema.json"
