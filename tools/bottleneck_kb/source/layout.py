@@ -160,20 +160,17 @@ class _Reader:
         mapping: dict[str, Any] = {}
         key_lines: dict[str, int] = {}
         self.where[id(mapping)] = (indent, key_lines)
-        lines, indents = self.lines, self.indents
-        # The line is kept in `at`, and in self.at only around calls that read further.
-        at = self.at
-        match = _KEY.match(first) if first is not None else _KEY.match(lines[at], indent)
+        lines = self.lines
+        match = _KEY.match(first) if first is not None else _KEY.match(lines[self.at], indent)
         while True:
             if match is None:
                 raise GiveUp
             key, rest = match.groups()
             if key in mapping or (key not in KNOWN_KEYS and not remember_key(key, MAX_KEY_LENGTH)):
                 raise GiveUp
-            key_lines[key] = at
-            at += 1
+            key_lines[key] = self.at
+            self.at += 1
             if rest is None:
-                self.at = at
                 following = self._next()
                 if following > indent:
                     mapping[key] = self._block(following, depth + 1)
@@ -181,21 +178,16 @@ class _Reader:
                     mapping[key] = self._sequence(indent, depth + 1)
                 else:
                     raise GiveUp  # an empty value is null: the builder says so
-                at = self.at
             elif certainly_text(rest) and rest[-1] != ":" and ": " not in rest and " #" not in rest:
                 mapping[key] = rest  # most values: what `_plain` makes of them, sooner
             else:
-                self.at = at
                 mapping[key] = self._inline(rest, indent, depth)
-                at = self.at
-            while indents[at] == -1:
-                at += 1
-            if indents[at] != indent:
-                self.at = at
-                if indents[at] > indent:
+            following = self._next()
+            if following != indent:
+                if following > indent:
                     raise GiveUp
                 return mapping
-            match = _KEY.match(lines[at], indent)
+            match = _KEY.match(lines[self.at], indent)
 
     def _block(self, indent: int, depth: int) -> Any:
         if self.lines[self.at].startswith("- ", indent):
