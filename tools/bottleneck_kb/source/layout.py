@@ -111,6 +111,10 @@ class Layout:
         style = self.lines[line][column]
         return Marks(key, value, style if style in "'\"|>" else "", parent)
 
+    def offset(self, line: int, column: int) -> int:
+        """The offset in the text of a 0-based line and column (lines end in `\n` alone)."""
+        return sum(len(above) + 1 for above in self.lines[:line]) + column
+
     def _start(self, node: Any) -> tuple[int, int] | None:
         """Where a block collection starts: its first key or dash."""
         shape = self.where.get(id(node))

@@ -29,8 +29,8 @@ _ESCAPE_WIDTH = {"x": 4, "u": 6, "U": 10}
 class Marks(NamedTuple):
     """Where a pointer's key and value start (0-based line and column), the value's scalar
     style ("" for plain text and collections) and the column of the collection holding it
-    (-1 at the root), as libyaml's nodes would say; and the value's offset in the text, or
-    None where that is its line and column in text whose lines end in `\n` alone."""
+    (-1 at the root), as libyaml's nodes would say; and the value's offset in the text (None
+    from a layout, which works it out when asked: `Layout.offset`)."""
 
     key: tuple[int, int]
     value: tuple[int, int]
@@ -89,8 +89,7 @@ class Document:
             # holds it (libyaml's indent), which starts at that collection's first key or dash.
             start = marks.offset
             if start is None:
-                line, column = marks.value
-                start = sum(len(above) + 1 for above in self.text.split("\n")[:line]) + column
+                start = self.layout.offset(*marks.value)
             _, origins = read_block_scalar(self.text, start, marks.parent)
             return line_col(self.text, origins[min(offset, len(origins) - 1)])
         line, col = self.value_at(pointer)
