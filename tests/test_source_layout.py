@@ -386,6 +386,29 @@ def test_reads_the_layout(text: str, data: dict[str, Any]) -> None:
     _same(text)
 
 
+# Values the rules type or leave as text, other than those that begin with a letter: the
+# reader remembers each from the first file and looks it up in the next (KNOWN_VALUES).
+REMEMBERED = ["-5x", "0.5", "2026-11", "+3", "1.0e+9", "0x1F", "~", "3 GB", "1_0x", "-.5x"]
+PLACES = ["k: {}\n", "k: [{}]\n", "k:\n- {}\n", "k:\n  - {}\n", "k: {{a: {}}}\n"]
+
+
+@pytest.mark.parametrize("taught", PLACES)
+def test_a_value_remembered_in_one_place_reads_the_same_in_every_place(taught: str) -> None:
+    for value in REMEMBERED:
+        _same(taught.format(value))
+        for place in PLACES:
+            text = place.format(value)
+            assert read_layout(text) is not None, text
+            _same(text)
+
+
+def test_a_remembered_flow_list_is_a_new_list_each_time() -> None:
+    first, second = read_layout("k: [1, a]\n"), read_layout("j: [1, a]\n")
+    assert first is not None and second is not None
+    first.data["k"].append(2)
+    assert second.data["j"] == [1, "a"]
+
+
 def test_positions_are_those_libyaml_gives(tmp_path: Path) -> None:
     """A benchmark entry read on the fast path: every key, value and character is where the
     slow path puts it, and the tree is composed only for a pointer into a flow list."""

@@ -23,15 +23,18 @@ from bottleneck_kb.source.problems import (
     MAX_NUMBER_DIGITS,
     PORTABLE_NUMBER,
     SYNTAX,
+    YAML11_BOOLEAN,
 )
 from bottleneck_kb.source.scalars import (
     KNOWN_KEYS,
+    KNOWN_VALUES,
     certainly_float,
     certainly_key_text,
     certainly_text,
     number_by_the_rules,
     plain_key_is_text,
     plain_value,
+    remember_value,
 )
 
 SETTINGS = settings(max_examples=500, deadline=None)
@@ -138,6 +141,26 @@ def test_only_keys_the_fast_path_takes_are_remembered_and_only_so_many() -> None
         document, problems = load(f"{long_key}: 1\n".encode(), "long.yaml")
         assert document is None and [p.code for p in problems] == [SYNTAX]
     assert long_key not in KNOWN_KEYS
+
+
+def test_only_values_read_without_a_problem_are_remembered_and_only_so_many() -> None:
+    """Values are looked up once known: a hostile file cannot make the table grow past its
+    bound, nor put in it a value the rules must see each time (to warn again) or one longer
+    than its bound."""
+    for n in map(str, range(10_000, 16_000)):
+        assert remember_value(n) == (int(n), None)
+    assert 0 < len(KNOWN_VALUES) <= 4096
+    long = "2x" * 40  # text, as its first character leaves it to the rules
+    assert remember_value(long) == (long, None)
+    assert long not in KNOWN_VALUES
+    for _ in range(2):  # warned the second time too
+        document, problems = load(b"a: 1e9\nb: yes\n", "warn.yaml")
+        assert document is not None
+        assert [p.code for p in problems] == [PORTABLE_NUMBER, YAML11_BOOLEAN]
+    assert not {"1e9", "yes"} & KNOWN_VALUES.keys()
+    for text, value in KNOWN_VALUES.items():
+        assert plain_value(text) == (value, None), text
+        assert not certainly_text(text), text
 
 
 def test_the_fast_path_leaves_every_word_of_the_rules_to_them() -> None:

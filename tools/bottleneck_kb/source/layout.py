@@ -21,7 +21,7 @@ from typing import Any
 
 from .positions import Marks
 from .problems import MAX_DEPTH, MAX_KEY_LENGTH, MAX_NODES
-from .scalars import KNOWN_KEYS, certainly_text, plain_value, remember_key
+from .scalars import KNOWN_KEYS, KNOWN_VALUES, certainly_text, remember_key, remember_value
 
 # `key:` or `key: value`, after the indentation.
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (?! )(.*))?\Z")
@@ -30,6 +30,12 @@ _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # What ends a plain scalar in a flow collection, or could (the comma is split on).
 _FLOW_STOP = re.compile(r"[\[\]{}:#]")
 _BLOCK_HEADERS = frozenset(("|", "|-", ">", ">-"))
+#: Flow lists already read: text -> items. Entries repeat the same few (the devices a check
+#: names, the ends of common ranges). Bounded, as KNOWN_VALUES is.
+KNOWN_FLOW_LISTS: dict[str, tuple[Any, ...]] = {}
+_MOSTKNOWN_FLOW_LISTS = 4096
+_LONGEST_KNOWN_FLOW_LIST = 256
+_UNKNOWN = object()
 
 
 _END = -2
@@ -184,9 +190,17 @@ class _Reader:
                     raise GiveUp  # an empty value is null: the builder says so
             elif certainly_text(rest) and rest[-1] != ":" and ": " not in rest and " #" not in rest:
                 mapping[key] = rest  # most values: what `_plain` makes of them, sooner
+            elif (value := KNOWN_VALUES.get(rest, _UNKNOWN)) is not _UNKNOWN:
+                # Most others. Only `_typed` remembers a value, of a text that `_plain` or
+                # `_flow_item` let through: neither lets through a text `_inline` would
+                # read otherwise here (one that begins with an indicator, ends in `:`, or
+                # holds `: ` or ` #`).
+                mapping[key] = value
             else:
                 mapping[key] = self._inline(rest, indent, depth)
-            following = self._next()
+            following = self.indents[self.at]
+            if following == -1:  # most lines are followed by another: no call for those
+                following = self._next()
             if following != indent:
                 if following > indent:
                     raise GiveUp
@@ -253,14 +267,21 @@ class _Reader:
     def _flow_list(self, text: str) -> list[Any]:
         if text[-1] != "]":
             raise GiveUp
+        known = KNOWN_FLOW_LISTS.get(text)
+        if known is not None:
+            return list(known)
         inner = text[1:-1]
         if _FLOW_STOP.search(inner):
             raise GiveUp
         if not inner.strip(" "):
             if inner:
                 raise GiveUp
-            return []
-        return [_flow_item(item) for item in inner.split(",")]
+            items: list[Any] = []
+        else:
+            items = [_flow_item(item) for item in inner.split(",")]
+        if len(text) <= _LONGEST_KNOWN_FLOW_LIST and len(KNOWN_FLOW_LISTS) < _MOSTKNOWN_FLOW_LISTS:
+            KNOWN_FLOW_LISTS[text] = tuple(items)
+        return items
 
     def _flow_mapping(self, text: str) -> dict[str, Any]:
         if text[-1] != "}":
@@ -338,7 +359,10 @@ def _typed(text: str) -> Any:
     builder's to report."""
     if certainly_text(text):
         return text
-    value, problem = plain_value(text)
+    value = KNOWN_VALUES.get(text, _UNKNOWN)
+    if value is not _UNKNOWN:
+        return value
+    value, problem = remember_value(text)
     if problem is not None:
         raise GiveUp
     return value

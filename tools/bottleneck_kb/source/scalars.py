@@ -6,7 +6,8 @@ otherwise. A quoted scalar is text, always.
 accept as written, without calling the rules (a key once accepted is remembered, in
 KNOWN_KEYS). They read the rules' own word table: a text that begins with a letter means
 something other than itself only if it is one of those words, and a text that begins with
-anything else is left to the rules. `certainly_float` is the same for the commonest floats.
+anything else is left to the rules. `certainly_float` is the same for the commonest floats. The
+layout reader also looks up the values the rules have read before (KNOWN_VALUES).
 tests/test_source_scalars.py holds that whatever the fast path accepts, the rules return
 unchanged (a float, as the float it writes) and without a problem.
 """
@@ -73,6 +74,28 @@ def remember_key(text: str, longest: int) -> bool:
     if len(KNOWN_KEYS) < _MOST_KNOWN_KEYS:
         KNOWN_KEYS.add(text)
     return True
+
+
+#: Plain values the rules read without a problem, other than those `certainly_text` takes:
+#: text -> what it means. A knowledge base writes the same numbers again and again (years,
+#: typical values, the ends of ranges), so readers look them up here instead of calling the
+#: rules. Bounded in count and length: a hostile file cannot grow it past this.
+KNOWN_VALUES: dict[str, Any] = {}
+_MOST_KNOWN_VALUES = 4096
+_LONGEST_KNOWN_VALUE = 64
+
+
+def remember_value(text: str) -> tuple[Any, Problem | None]:
+    """`plain_value(text)`; a value read without a problem is remembered in KNOWN_VALUES
+    (while there is room)."""
+    value, problem = plain_value(text)
+    if (
+        problem is None
+        and len(KNOWN_VALUES) < _MOST_KNOWN_VALUES
+        and len(text) <= _LONGEST_KNOWN_VALUE
+    ):
+        KNOWN_VALUES[text] = value
+    return value, problem
 
 
 class Problem:
