@@ -42,6 +42,15 @@ def test_spans_cover_every_item_once_in_order(count: int, workers: int, most: in
     assert all(0 < stop - start <= most for start, stop in parts)
 
 
+def test_spans_shrink_towards_the_end() -> None:
+    """The last spans are short, so no worker waits long for the others."""
+    sizes = [stop - start for start, stop in spans(10_000, 2, 50)]
+
+    assert sizes[0] == 50 and sizes[-1] == 1
+    assert sizes == sorted(sizes, reverse=True)
+    assert len(sizes) < 10_000 // 50 + 50  # a few more claims than spans of 50, not many
+
+
 def test_results_come_back_in_the_order_of_the_spans(forked: list[int]) -> None:
     parts = spans(200, 3, 5)
 

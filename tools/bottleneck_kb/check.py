@@ -29,8 +29,8 @@ from .kb import (
     discover,
     display_path,
     entries_naming,
+    entry_files,
     entry_ids,
-    entry_paths,
     existing,
     guarded,
     read_entry,
@@ -138,10 +138,10 @@ def _collector_paused() -> Iterator[None]:
 @dataclass(frozen=True)
 class Coverage:
     """What a check of some paths covers: the entry files to check, the files whose
-    diagnostics are reported (None: every file), and every entry file a full run reads."""
+    diagnostics are reported, and every entry file a full run reads."""
 
     entries: list[Path]
-    shown: set[str] | None
+    shown: set[str]
     every_entry: list[Path]
 
 
@@ -287,40 +287,28 @@ def _check(
     diagnostics = [*read.diagnostics, *found_on_devices]
     devices = catalog.devices
 
+    checks = EntryChecks.of(catalog, select, published)
+    shown: set[str] | None = None  # the files reported on: None for every file
     if paths is None and not changed and not removed:
-        every = entry_paths(root, None, diagnostics)
-        coverage = Coverage(every, None, every)
+        every = entry_files(root, diagnostics)
+        if not read.own:
+            diagnostics += _not_in_the_catalog(root, None, read.folder)
+        results = _check_files(root, checks, every, jobs)
+        count = len(every)
+        ids = entry_ids(every, root)
     else:
         coverage, problems = covering(root, paths or (), removed, read.own, changed)
         diagnostics += problems
-    if not read.own:
-        given = None if coverage.shown is None else [*(paths or ()), *changed]
-        unread = _not_in_the_catalog(root, given, read.folder)
-        diagnostics += unread
-        if coverage.shown is not None:
-            coverage.shown.update(d.path for d in unread)
-    if coverage.shown is not None:
+        shown = coverage.shown
+        if not read.own:
+            unread = _not_in_the_catalog(root, [*(paths or ()), *changed], read.folder)
+            diagnostics += unread
+            shown.update(d.path for d in unread)
         # A device file that fails is left out of the catalog: said, or the entries would seem
         # checked against it.
-        coverage.shown.update(catalog.broken.values())
-    checks = EntryChecks.of(catalog, select, published)
-    results = _check_files(root, checks, coverage.entries, jobs)
-    files = list(coverage.entries)
-    every_entry = coverage.every_entry
-    if coverage.shown is not None:
-        covered = [s for _, s in results if s is not None]
-        # An id that is not its file's path claims another file's id: check that file too
-        # (for files a full run reads; one outside entries/ is told to move first).
-        claimed = [
-            root / ENTRIES / f"{s.id}{SUFFIX}" for s in covered if s.path.startswith(f"{ENTRIES}/")
-        ]
-        # So do the entries that keep one of these ids, or aliases, as an alias of their own.
-        names = {s.id for s in covered} | {a for s in covered for a, _, _ in s.aliases}
-        claimed += entries_naming(root, _new(root, every_entry, files), names, ALIASES)
-        extra = [p for p in _new(root, dict.fromkeys(claimed), files) if p.is_file()]
-        results += _check_files(root, checks, extra, jobs)
-        files += extra
-        coverage.shown.update(display_path(p, root) for p in extra)
+        shown.update(catalog.broken.values())
+        results, count = _check_covered(root, checks, coverage, jobs)
+        ids = entry_ids(coverage.every_entry, root)
 
     summaries = []
     for found, summary in results:
@@ -331,7 +319,7 @@ def _check(
     diagnostics += _knowledge_base_findings(
         summaries,
         devices,
-        entry_ids(every_entry, root),
+        ids,
         select,
         schemas.stale(root, published),
         schemas.unpublished(root),
@@ -349,9 +337,31 @@ def _check(
             if d.code in select
             or (after_reading and d.path not in checked and d.severity is Severity.ERROR)
         ]
-    if coverage.shown is not None:
-        diagnostics = [d for d in diagnostics if d.path in coverage.shown]
-    return CheckResult(sorted_diagnostics(diagnostics), len(files), len(devices))
+    if shown is not None:
+        diagnostics = [d for d in diagnostics if d.path in shown]
+    return CheckResult(sorted_diagnostics(diagnostics), count, len(devices))
+
+
+def _check_covered(
+    root: Path, checks: EntryChecks, coverage: Coverage, jobs: int | None
+) -> tuple[list[tuple[list[Diagnostic], Summary | None]], int]:
+    """The results of the covered entries, and of the entries they claim an id of, added to
+    those reported on; and how many files that checked."""
+    results = _check_files(root, checks, coverage.entries, jobs)
+    files = list(coverage.entries)
+    covered = [s for _, s in results if s is not None]
+    # An id that is not its file's path claims another file's id: check that file too
+    # (for files a full run reads; one outside entries/ is told to move first).
+    claimed = [
+        root / ENTRIES / f"{s.id}{SUFFIX}" for s in covered if s.path.startswith(f"{ENTRIES}/")
+    ]
+    # So do the entries that keep one of these ids, or aliases, as an alias of their own.
+    names = {s.id for s in covered} | {a for s in covered for a, _, _ in s.aliases}
+    claimed += entries_naming(root, _new(root, coverage.every_entry, files), names, ALIASES)
+    extra = [p for p in _new(root, dict.fromkeys(claimed), files) if p.is_file()]
+    results += _check_files(root, checks, extra, jobs)
+    coverage.shown.update(display_path(p, root) for p in extra)
+    return results, len(files) + len(extra)
 
 
 def check_read(
@@ -464,9 +474,10 @@ def _knowledge_base_findings(
 
 
 def _check_files(
-    root: Path, checks: EntryChecks, files: list[Path], jobs: int | None
+    root: Path, checks: EntryChecks, files: Sequence[Path | str], jobs: int | None
 ) -> list[tuple[list[Diagnostic], Summary | None]]:
-    # Spans of at most 50 files: each is one claim, and one message back from a worker.
+    # Spans of at most 50 files: each is one claim, and one message back from a worker. A
+    # file given as text becomes a Path there.
     return map_items(
-        lambda path: _check_file(path, root, checks), files, jobs, PARALLEL_THRESHOLD, 50
+        lambda path: _check_file(Path(path), root, checks), files, jobs, PARALLEL_THRESHOLD, 50
     )

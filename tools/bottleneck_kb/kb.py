@@ -81,13 +81,20 @@ def discover(
     hidden name, a linked folder, a subfolder of hardware/) goes to `diagnostics`, located,
     its path shown from `shown_from` (default: root; another catalog's files are shown from
     the knowledge base that reads them)."""
-    return _walk(
+    found = _walk(
         root,
         Path(root, folder),
         folder == HARDWARE,
         [] if diagnostics is None else diagnostics,
         shown_from or root,
     )
+    return [Path(path) for path in found]
+
+
+def entry_files(root: Path, diagnostics: list[Diagnostic]) -> list[str]:
+    """The files of entries/ that `discover` finds, as text: a check of them all makes each
+    file's Path where it reads the file, in the workers, instead of 10,000 at its start."""
+    return _walk(root, Path(root, ENTRIES), False, diagnostics, root)
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -102,14 +109,16 @@ def _inside(path: Path, root: Path) -> bool:
 
 def _walk(
     root: Path, base: Path, devices: bool, diagnostics: list[Diagnostic], shown_from: Path
-) -> list[Path]:
+) -> list[str]:
     if not base.is_dir():
         return []
     if not Path(os.path.realpath(base)).is_relative_to(os.path.realpath(root)):
         refused = _refused(base, shown_from, "is a link to a folder outside the repository")
         diagnostics.append(refused)
         return []
-    found: list[Path] = []
+    # Paths as text: joining and sorting text is a fraction of what building and sorting
+    # Path objects costs.
+    found: list[str] = []
     # os.walk never follows a link into a folder; a linked folder is said, not skipped.
     for current, folders, files in os.walk(base):
         here = Path(current)
@@ -120,25 +129,27 @@ def _walk(
         ]
         folders[:] = [name for name in folders if name not in linked]
         # A folder named *.yaml is listed, to be refused as "a directory" when read.
-        found += [here / name for name in folders if name.endswith(SUFFIX) and not hidden]
+        found += [
+            os.path.join(current, name) for name in folders if name.endswith(SUFFIX) and not hidden
+        ]
         # Where every file ending in SUFFIX is read (not a hidden folder, nor a subfolder of
         # hardware/), such a file that is not hidden is read: what `_not_read` says of it.
         readable = not hidden and not (devices and here != base)
         for name in files:
             if readable and name.endswith(SUFFIX) and not name.startswith("."):
-                found.append(here / name)  # nearly every file: decided without the calls below
+                found.append(os.path.join(current, name))  # nearly every file: decided at once
                 continue
             if not _seen_as(name).lower().endswith(_MEANT_AS_DATA):
                 continue
             why = _not_read(name, hidden, devices and here != base)
             if why is None:
-                found.append(here / name)
+                found.append(os.path.join(current, name))
             else:
                 message, hint = why
                 diagnostics.append(
                     error(NOT_READ, display_path(here / name, root), 1, 1, message, hint)
                 )
-    return sorted(found, key=str)
+    return sorted(found)
 
 
 _OUTSIDE_HINT = "run kb with --root set to its own repository, or copy it into entries/"
@@ -345,11 +356,20 @@ class KnowledgeBase:
         return next((e for e in self.entries if e.id == entry_id), None)
 
 
-def entry_ids(paths: Iterable[Path], root: Path) -> frozenset[str]:
+def entry_ids(paths: Iterable[Path | str], root: Path) -> frozenset[str]:
     """The ids the files at `paths` (found below root/entries) have: an entry's id is its
     path, so this needs no file read."""
     prefix = len(ENTRIES) + 1
-    return frozenset(display_path(path, root)[prefix : -len(SUFFIX)] for path in paths)
+    below = os.path.join(str(root), ENTRIES, "")
+    if os.sep != "/":
+        below = "\0"  # display_path turns the separators: every path takes the long way
+    # What display_path gives, without its call, for a path found below the root as given.
+    return frozenset(
+        text[len(below) : -len(SUFFIX)]
+        if (text := str(path)).startswith(below)
+        else display_path(Path(path), root)[prefix : -len(SUFFIX)]
+        for path in paths
+    )
 
 
 def entry_paths(
@@ -409,7 +429,8 @@ def named_files(
                 message = _outside_folders(folders)
                 diagnostics.append(error(NOT_READ, display_path(path, root), 1, 1, message))
             else:
-                chosen += _walk(root, path, real.is_relative_to(hardware), diagnostics, root)
+                walked = _walk(root, path, real.is_relative_to(hardware), diagnostics, root)
+                chosen += map(Path, walked)
         elif (unread := _named_file_unread(root, path, folders)) is not None:
             diagnostics.append(unread)
         else:

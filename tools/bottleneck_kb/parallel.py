@@ -5,6 +5,9 @@ span until none is left, so a process slowed down by a busy machine takes fewer;
 send their results once, at the end, and the caller keeps its own. The caller working too,
 instead of waiting on a pool's threads, leaves both cores of a two-core machine to the work.
 
+A child pickles each span's results as it finishes it, while the others still work, so that
+the caller waits at the end only for the bytes and for reading them.
+
 A child that dies (killed, out of memory) loses only time: the spans it claimed are done again
 by the caller, where an error is raised as usual. The claim lock is a POSIX record lock, which
 the kernel releases when its holder dies, so no death can leave the others waiting.
@@ -43,10 +46,17 @@ def worker_count(requested: int | None, count: int, threshold: int) -> int:
 
 
 def spans(count: int, workers: int, most: int) -> list[tuple[int, int]]:
-    """[start, stop) spans covering `count` items: small enough that every worker stays busy
-    to the end (four a worker at least), at most `most` items (a span is one claim)."""
-    size = max(1, min(most, count // (workers * 4)))
-    return [(start, min(start + size, count)) for start in range(0, count, size)]
+    """[start, stop) spans covering `count` items, each one claim: at most `most` items, and
+    at most a quarter a worker of the items still left, so that spans shrink towards the end
+    and the workers finish within an item or two of each other (the caller waits for the
+    last)."""
+    parts = []
+    start = 0
+    while start < count:
+        size = max(1, min(most, (count - start) // (workers * 4)))
+        parts.append((start, start + size))
+        start += size
+    return parts
 
 
 def map_items(
@@ -112,13 +122,21 @@ def forked_map(
                 done[index] = work(parts[index])
             return done
 
+        def run_pickled() -> dict[int, bytes]:
+            import pickle  # loaded by the caller, before forking
+
+            done: dict[int, bytes] = {}
+            while not orphaned() and (index := claim()) is not None:
+                done[index] = pickle.dumps(work(parts[index]), pickle.HIGHEST_PROTOCOL)
+            return done
+
         children: dict[int, int] = {}  # pid: the read end of its pipe
         # What the children inherit is never garbage: frozen, their collections skip it.
         gc.freeze()
         try:
             for _ in range(workers - 1):
                 try:
-                    pid, incoming = _fork(run)
+                    pid, incoming = _fork(run_pickled)
                 except OSError:  # no process to be had (a process limit, memory): go on
                     break  # with those started; the caller claims what they do not
                 children[pid] = incoming
@@ -149,8 +167,9 @@ def _claim_lock() -> IO[bytes] | None:
         return None
 
 
-def _fork(run: Callable[[], dict[int, list[T]]]) -> tuple[int, int]:
-    """Start a worker; its pid and the read end of the pipe its results come through."""
+def _fork(run: Callable[[], dict[int, bytes]]) -> tuple[int, int]:
+    """Start a worker; its pid and the read end of the pipe its results (each span's, pickled)
+    come through."""
     import pickle  # in the caller, before forking: the child finds it loaded
 
     incoming, outgoing = os.pipe()
@@ -183,5 +202,5 @@ def _receive(pid: int, incoming: int) -> dict[int, list[T]]:
     _, status = os.waitpid(pid, 0)
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         return {}
-    results: dict[int, list[T]] = pickle.loads(data)
-    return results
+    spans: dict[int, bytes] = pickle.loads(data)
+    return {index: pickle.loads(results) for index, results in spans.items()}
