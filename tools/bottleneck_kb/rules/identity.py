@@ -149,12 +149,15 @@ def unique_ids(summaries: Sequence[Summary], context: Context) -> Iterable[Diagn
     id: gemm/minimal
     ```
     """
+    ids = [summary.id for summary in summaries]
+    if len(set(ids)) == len(ids):
+        return  # nearly every run: no id to sort out
     holders: dict[str, list[Summary]] = {}
     for summary in sorted(summaries, key=lambda s: s.path):
         holders.setdefault(summary.id, []).append(summary)
     for entry_id, same in holders.items():
         if len(same) == 1:
-            continue  # nearly every id
+            continue
         owner = next((s for s in same if _expected(s.path, "entries") == entry_id), same[0])
         for summary in same:
             if summary is owner:
@@ -213,12 +216,15 @@ def aliases_not_taken(summaries: Sequence[Summary], context: Context) -> Iterabl
     id: fixtures/second
     ```
     """
+    keeping = [summary for summary in summaries if summary.aliases]
+    if not keeping:
+        return  # most knowledge bases: no entry was renamed
     ids = set(context.entry_ids) | {s.id for s in summaries}
     holders: dict[str, list[str]] = {}
-    for summary in summaries:
+    for summary in keeping:
         for alias, _, _ in summary.aliases:
             holders.setdefault(alias, []).append(summary.path)
-    for summary in sorted(summaries, key=lambda s: s.path):
+    for summary in sorted(keeping, key=lambda s: s.path):
         for alias, line, col in summary.aliases:
             if alias in ids:
                 yield error(

@@ -46,13 +46,18 @@ def related_ids_exist(summaries: Sequence[Summary], context: Context) -> Iterabl
     id: fixtures/other
     ```
     """
-    known = context.entry_ids | {summary.id for summary in summaries}
+    # Every entry's id is in context.entry_ids but for a check of files outside entries/.
+    checked: set[str] | None = None
     listed: list[str] | None = None
     for summary in summaries:
         for target, line, col in summary.related:
-            if target in known:
+            if target in context.entry_ids:
                 continue
-            listed = listed or sorted(known)
+            if checked is None:
+                checked = {s.id for s in summaries}
+            if target in checked:
+                continue
+            listed = listed or sorted(context.entry_ids | checked)
             yield error(
                 UNKNOWN_RELATED,
                 summary.path,
