@@ -9,6 +9,7 @@ repository and the fixtures hold it on what people write.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -132,6 +133,27 @@ def test_reads_the_benchmark_entries(tmp_path: Path) -> None:
         text = path.read_text()
         assert read_layout(text) is not None, path
         _same(text)
+
+
+def test_a_check_of_files_in_the_layout_never_loads_pyyaml(tmp_path: Path) -> None:
+    """PyYAML is loaded only for a file the reader gives up on (its import is a tenth of a
+    large check's start). The benchmark's knowledge base keeps the layout throughout, its
+    devices' figures included ("3.35 TB/s", judged no YAML 1.1 number without PyYAML)."""
+    root = make_knowledge_base(tmp_path / "kb", 12, REPOSITORY)
+    probe = (
+        "import sys\n"
+        "from bottleneck_kb.cli import main\n"
+        "sys.argv = ['kb', 'check', '--root', sys.argv[1]]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as done:\n"
+        "    print(done.code)\n"
+        "print(sorted(m for m in sys.modules if m.partition('.')[0] == 'yaml'))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe, str(root)], capture_output=True, text=True, check=True
+    )
+    assert run.stdout.splitlines()[-2:] == ["0", "[]"], run.stdout
 
 
 # Scalars are made of pieces that mean something to YAML, to the scalar rules or to the reader:

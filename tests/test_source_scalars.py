@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 import sys
+from re import _constants as constants  # type: ignore[attr-defined]
+from re import _parser as parser  # type: ignore[attr-defined]
+from typing import Any
 
 import yaml
 from hypothesis import assume, given, settings
@@ -28,6 +31,7 @@ from bottleneck_kb.source.problems import (
 from bottleneck_kb.source.scalars import (
     KNOWN_KEYS,
     KNOWN_VALUES,
+    YAML11_NUMBER_CHARACTERS,
     certainly_float,
     certainly_key_text,
     certainly_text,
@@ -228,6 +232,44 @@ def test_a_string_of_digits_means_what_yaml_12_says(text: str) -> None:
         assert value == int(text) and problem is not None and problem.code == PORTABLE_NUMBER
     else:
         assert (value, problem) == (int(text), None)
+
+
+def _characters(pattern: Any) -> set[str]:
+    """Every character a parsed regular expression can match, for the constructs PyYAML's
+    patterns use (any other fails the test, which then needs teaching)."""
+    found: set[str] = set()
+    for op, argument in pattern:
+        if op is constants.LITERAL:
+            found.add(chr(argument))
+        elif op is constants.IN:
+            for kind, item in argument:
+                assert kind in (constants.LITERAL, constants.RANGE), kind
+                low, high = (item, item) if kind is constants.LITERAL else item
+                found.update(map(chr, range(low, high + 1)))
+        elif op is constants.BRANCH:
+            found.update(c for branch in argument[1] for c in _characters(branch))
+        elif op is constants.SUBPATTERN:
+            found |= _characters(argument[3])
+        elif op in (constants.MAX_REPEAT, constants.MIN_REPEAT):
+            found |= _characters(argument[2])
+        else:
+            assert op is constants.AT, op
+    return found
+
+
+def test_the_characters_of_yaml_11_numbers_are_those_of_pyyaml_patterns() -> None:
+    """Text with a character outside YAML11_NUMBER_CHARACTERS is judged no number or date
+    to YAML 1.1 without PyYAML's patterns: it must hold every character they can match."""
+    tags = {f"tag:yaml.org,2002:{kind}" for kind in ("int", "float", "timestamp")}
+    patterns = {
+        pattern
+        for resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.values()
+        for tag, pattern in resolvers
+        if tag in tags
+    }
+    assert len(patterns) == 3
+    found = set().union(*(_characters(parser.parse(p.pattern, p.flags)) for p in patterns))
+    assert found == YAML11_NUMBER_CHARACTERS
 
 
 # Pieces of the plain values YAML 1.1 readers type otherwise than YAML 1.2: underscores in

@@ -6,11 +6,13 @@ and fixture that patches these documents carries it.
 
 from __future__ import annotations
 
-from typing import Any
-
-import yaml
+import functools
+from typing import TYPE_CHECKING, Any
 
 from ..source.scalars import plain_value
+
+if TYPE_CHECKING:
+    import yaml
 
 #: The smallest entry every rule passes, against the catalog of tests/fixtures/kb.
 MINIMAL_ENTRY = """\
@@ -77,12 +79,23 @@ def merge_patch(target: Any, patch: Any) -> Any:
 def patched(base: str, patch: str) -> str:
     """`base` with the YAML merge patch `patch` applied, as YAML text in `base`'s key order
     (numbers written as `1.0e+9`, which reads the same in YAML 1.1 and 1.2)."""
+    import yaml  # loaded when an example is written, not with the rules
+
     data = merge_patch(yaml.safe_load(base), yaml.safe_load(patch) or {})
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=100)
 
 
-class _Dumper(yaml.SafeDumper):
-    pass
+@functools.cache
+def _dumper() -> type[yaml.SafeDumper]:
+    """PyYAML's safe dumper, writing floats and text as entries are read."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    Dumper.add_representer(float, _float)
+    Dumper.add_representer(str, _text)
+    return Dumper
 
 
 def _float(dumper: yaml.SafeDumper, value: float) -> yaml.Node:
@@ -99,7 +112,3 @@ def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
     shown, problem = plain_value(value) if value else (None, None)
     style = '"' if shown != value or problem is not None else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(float, _float)
-_Dumper.add_representer(str, _text)

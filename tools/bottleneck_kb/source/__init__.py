@@ -15,7 +15,8 @@ One job per module:
     files       reading a file safely (size, symlinks, not a regular file)
     characters  decoding, and the characters an entry may not hold
     scan        libyaml's events: directives, anchors, aliases, tags, node count
-    loader      the stages in order, and composing with libyaml
+    loader      the stages in order
+    composer    composing with libyaml, for a file the layout reader gives up on
     layout      the block layout kb fmt writes, read without libyaml, and where its nodes start
     build       node tree to data: depth, keys, duplicates, the inline fast path
     scalars     the scalar rules: null, booleans, numbers, YAML 1.1 portability

@@ -10,18 +10,11 @@ flow collection.
 
 from __future__ import annotations
 
-from typing import Any
-
-import yaml
-from yaml._yaml import CParser
-
-from ..diagnostics import Diagnostic, error
-from .build import Builder
+from ..diagnostics import Diagnostic
 from .characters import decode
 from .layout import read_layout
 from .positions import Document
-from .problems import EMPTY, NOT_A_MAPPING, SYNTAX, Stop, libyaml_error, stop_at
-from .scan import scan
+from .problems import NOT_A_MAPPING, Stop, stop_at
 
 
 def load(raw: bytes, display: str) -> tuple[Document | None, list[Diagnostic]]:
@@ -41,6 +34,12 @@ def load(raw: bytes, display: str) -> tuple[Document | None, list[Diagnostic]]:
 
 def read_with_libyaml(text: str, display: str) -> tuple[Document | None, list[Diagnostic]]:
     """`load` for any text, whatever its layout: scanned, composed and built."""
+    # Imported with PyYAML when a file first needs them: a check of files that all keep the
+    # layout never loads it (12 ms, a tenth of a large check's start).
+    from .build import Builder
+    from .composer import compose
+    from .scan import scan
+
     try:
         scan(text, display)
         root = compose(text, display)
@@ -57,38 +56,3 @@ def read_with_libyaml(text: str, display: str) -> tuple[Document | None, list[Di
     except Stop as stop:
         return None, [stop.diagnostic]
     return Document(display, data, root, text), builder.warnings
-
-
-class _Composer(CParser):
-    """libyaml's composer with a resolver that resolves nothing: a node's tag is "" unless the
-    user wrote one, and the builder types plain scalars itself (YAML 1.2)."""
-
-    # The composer calls these three for every node. `"".format` takes any arguments and
-    # returns "" without a Python frame: a builtin method is not a descriptor, so it is not
-    # bound to the instance. This is a tenth of the composing time.
-    resolve = "".format
-    descend_resolver = "".format
-    ascend_resolver = "".format
-
-
-def compose(text: str, display: str) -> Any:
-    """The root node of the one document in `text`."""
-    composer = _Composer(text)
-    try:
-        root = composer.get_node() if composer.check_node() else None
-        following = composer.peek_event()
-        if root is not None and following and type(following) is not yaml.StreamEndEvent:
-            raise stop_at(
-                SYNTAX,
-                display,
-                following.start_mark,
-                "more than one YAML document in the file",
-                "keep one entry per file and remove the '---' separator",
-            )
-    except yaml.YAMLError as exc:
-        raise libyaml_error(text, exc, display) from None
-    finally:
-        composer.dispose()
-    if root is None or (type(root) is yaml.ScalarNode and root.value == "" and not root.style):
-        raise Stop(error(EMPTY, display, 1, 1, "file is empty", "an entry is a YAML mapping"))
-    return root

@@ -14,8 +14,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-import yaml
-
 from ..diagnostics import Diagnostic, error
 
 Pointer = tuple[str | int, ...]
@@ -102,6 +100,8 @@ class Document:
             marks: Marks | None = self.layout.marks(pointer)
             if marks is not None:
                 return marks
+        import yaml  # loaded with the tree: a file read in its layout has none
+
         parent, key, value = self._nodes(pointer)
         style = (value.style or "") if type(value) is yaml.ScalarNode else ""
         return Marks(
@@ -118,7 +118,7 @@ class Document:
         if self.root is None:
             # The composer's module reads Documents; it is needed here only for a pointer into
             # a flow collection of a file read without a tree.
-            from .loader import compose
+            from .composer import compose
 
             object.__setattr__(self, "root", compose(self.text, self.path))
         return self.root
@@ -126,6 +126,8 @@ class Document:
     def _nodes(self, pointer: Pointer) -> tuple[Any, Any, Any]:
         """(collection holding it, key node, value node) at `pointer`, stopping at the deepest
         part that exists; the collection is None at the root."""
+        import yaml  # loaded with the tree
+
         parent: Any = None
         key = value = self._tree()
         for part in pointer:
@@ -154,6 +156,8 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
 def content_column(node: Any) -> int:
     """1-based column of a node's content: inside the quotes of a quoted scalar, so that an
     offset inside the text (a formula's column) lands where the reader sees it."""
+    import yaml  # a node is libyaml's: loaded with it
+
     column: int = node.start_mark.column + 1
     if type(node) is yaml.ScalarNode and node.style in _QUOTES:
         column += 1

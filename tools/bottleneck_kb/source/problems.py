@@ -6,12 +6,13 @@ The codes are documented in `rules/reading.py`. Every stage of the loader stops 
 
 from __future__ import annotations
 
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, error
 from .positions import BREAK, line_col
+
+if TYPE_CHECKING:
+    import yaml
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 32
@@ -61,6 +62,8 @@ def too_large(display: str, size: int) -> Diagnostic:
 
 def libyaml_error(text: str, exc: yaml.YAMLError, display: str) -> Stop:
     """libyaml's own error for `text`, located where an editor shows the problem."""
+    import yaml  # loaded by what raised the error
+
     if isinstance(exc, yaml.reader.ReaderError):
         # libyaml counts the position in bytes; a column is counted in characters.
         offset = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore"))

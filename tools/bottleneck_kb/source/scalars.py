@@ -17,8 +17,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from yaml.resolver import Resolver
-
 from ..diagnostics import Diagnostic, Severity
 from .problems import BAD_NUMBER, MAX_NUMBER_DIGITS, PORTABLE_NUMBER, YAML11_BOOLEAN
 
@@ -229,10 +227,19 @@ _YAML11_TAGS = {
 }
 
 
+#: Every character that PyYAML's patterns for numbers and dates can match (a test derives it
+#: from them): a text with any other character is neither to YAML 1.1.
+YAML11_NUMBER_CHARACTERS = frozenset("\t +-.0123456789:ABCDEFINTZ_abcdefintx")
+
+
 def _yaml11_tag(text: str) -> str | None:
     """The tag a YAML 1.1 reader gives the plain scalar `text`: PyYAML's resolver, whose
     patterns (digits with underscores, binary, base 60 as in `1:30`, timestamps) are what the
     tools built on it read."""
+    if not YAML11_NUMBER_CHARACTERS.issuperset(text):
+        return None  # most such text ("3.35 TB/s"): told without loading PyYAML
+    from yaml.resolver import Resolver
+
     for tag, pattern in Resolver.yaml_implicit_resolvers.get(text[:1], ()):
         if pattern.match(text):
             return str(tag)
