@@ -113,16 +113,16 @@ def main() -> None:
         print("\nadversarial formulas")
         worst = 0.0
         for index, (flops, bytes_) in enumerate(FORMULAS):
-            path = f"entries/gemm/adversarial-f{index}.yaml"
+            written = f"entries/gemm/adversarial-f{index}.yaml"
             checked = subprocess.run(
-                [str(KB), "check", "--format", "json", path], cwd=root, capture_output=True
+                [str(KB), "check", "--format", "json", written], cwd=root, capture_output=True
             )
             shown = f"{flops}  /  {bytes_}"
             if checked.returncode != 0:
                 codes = sorted(set(re.findall(r'"code": "(KB\d+)"', checked.stdout.decode())))
                 if not set(codes) <= FORMULA_CODES:
                     raise SystemExit(
-                        f"{path} refused for another reason than its formulas: {codes}"
+                        f"{written} refused for another reason than its formulas: {codes}"
                     )
                 print(f"  refused {','.join(codes):<14} {shown}")
                 continue

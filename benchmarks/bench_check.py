@@ -7,7 +7,9 @@ Run from the repository root, after `pip install -e '.[test,bench]'`:
 
 Every figure is a median of --repeat runs of a fresh process, measured in the same run as
 the figures it is compared with, because the machines are shared and noisy: the ratios are
-the result, the seconds only context. Peak memory is the largest sum of resident memory over
+the result, the seconds only context. The commands of a ratio take turns, one run of each in
+each round, so that a machine that slows down or speeds up during the benchmark moves both
+sides of the ratio alike. Peak memory is the largest sum of resident memory over
 the process and its children, sampled from /proc every 5 ms in a run of its own.
 """
 
@@ -86,8 +88,14 @@ def peak_memory(command: list[str], cwd: Path) -> int:
     return peak
 
 
-def median_run(command: list[str], cwd: Path, repeat: int) -> float:
-    return statistics.median(measure(command, cwd)[0] for _ in range(repeat))
+def median_runs(commands: dict[str, list[str]], cwd: Path, repeat: int) -> dict[str, float]:
+    """The median wall time of each command over `repeat` rounds, each round one run of
+    every command in turn."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, command in commands.items():
+            times[name].append(measure(command, cwd)[0])
+    return {name: statistics.median(found) for name, found in times.items()}
 
 
 def report(name: str, value: float, count: int | None = None) -> str:
@@ -107,20 +115,27 @@ def bench_size(count: int, repeat: int, competitor_repeat: int, root: Path) -> d
     code = measure([kb, "check"], base)[1]
     if code != 0:
         raise SystemExit(f"the synthetic knowledge base does not check clean (exit {code})")
-    check_time = median_run([kb, "check"], base, repeat)
     check_peak = peak_memory([kb, "check"], base)
-    floor_time = median_run([sys.executable, "-c", FLOOR, "entries"], base, repeat)
-    single_time = median_run([kb, "check", "--jobs", "1"], base, repeat)
+    timed = median_runs(
+        {
+            "check": [kb, "check"],
+            "floor": [sys.executable, "-c", FLOOR, "entries"],
+            "single": [kb, "check", "--jobs", "1"],
+        },
+        base,
+        repeat,
+    )
+    check_time, floor_time, single_time = timed["check"], timed["floor"], timed["single"]
     changed = base / files[len(files) // 2]
     changed.write_text(changed.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-    one_time = median_run([kb, "check", str(changed)], base, repeat)
+    one_time = median_runs({"one": [kb, "check", str(changed)]}, base, repeat)["one"]
     competitor = [
         str(BIN / "check-jsonschema"),
         "--schemafile",
         str(REPOSITORY / "schema" / "entry.schema.json"),
         *files,
     ]
-    competitor_time = median_run(competitor, base, competitor_repeat)
+    competitor_time = median_runs({"competitor": competitor}, base, competitor_repeat)["competitor"]
     print(f"\nN = {count:,} entries ({repeat} runs each; check-jsonschema {competitor_repeat})")
     memory = "met" if check_peak < 300 * 2**20 else "MISSED"
     print(
@@ -145,8 +160,12 @@ def bench_size(count: int, repeat: int, competitor_repeat: int, root: Path) -> d
 
 
 def bench_startup(repeat: int) -> None:
-    help_time = median_run([str(BIN / "kb"), "--help"], REPOSITORY, repeat)
-    click_time = median_run([sys.executable, "-c", "import click"], REPOSITORY, repeat)
+    timed = median_runs(
+        {"help": [str(BIN / "kb"), "--help"], "click": [sys.executable, "-c", "import click"]},
+        REPOSITORY,
+        repeat,
+    )
+    help_time, click_time = timed["help"], timed["click"]
     ratio = help_time / click_time
     print("\nStart-up")
     print(f"  kb --help                        {help_time * 1000:8.1f} ms")

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_check import BIN, REPOSITORY, compile_package, measure, median_run
+from bench_check import BIN, REPOSITORY, compile_package, measure, median_runs
 from synthetic import make_knowledge_base
 
 ONE_FILE_TARGET = 0.5
@@ -33,13 +33,24 @@ def bench_size(count: int, repeat: int, root: Path) -> None:
     code = measure([kb, "fmt"], base)[1]  # the synthetic entries' own style, made canonical
     if code != 0 or measure([kb, "fmt", "--check"], base)[1] != 0:
         raise SystemExit("kb fmt does not settle on the synthetic knowledge base")
-    fmt_time = median_run([kb, "fmt", "--check"], base, repeat)
-    check_time = median_run([kb, "check"], base, repeat)
-    check_one_job = median_run([kb, "check", "--jobs", "1"], base, repeat)
+    timed = median_runs(
+        {
+            "fmt": [kb, "fmt", "--check"],
+            "check": [kb, "check"],
+            "single": [kb, "check", "--jobs", "1"],
+        },
+        base,
+        repeat,
+    )
+    fmt_time, check_time, check_one_job = timed["fmt"], timed["check"], timed["single"]
     changed = files[len(files) // 2]
     changed.write_text(changed.read_text(encoding="utf-8") + "\n\n", encoding="utf-8")
-    one_fmt = median_run([kb, "fmt", "--check", str(changed)], base, repeat)
-    one_check = median_run([kb, "check", str(changed)], base, repeat)
+    one = median_runs(
+        {"fmt": [kb, "fmt", "--check", str(changed)], "check": [kb, "check", str(changed)]},
+        base,
+        repeat,
+    )
+    one_fmt, one_check = one["fmt"], one["check"]
     verdict = "met" if one_fmt < ONE_FILE_TARGET else "MISSED"
     print(f"\nN = {count:,} entries and {len(list((base / 'hardware').glob('*.yaml')))} devices")
     print(f"  ({repeat} runs each, medians)")

@@ -16,6 +16,7 @@ value where libyaml places it. Any other exception, a hang (-timeout) or runaway
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import atheris
 
@@ -49,7 +50,7 @@ def fuzz_layout(data: bytes) -> None:
         pointer = pending.pop()
         assert fast.value_at(pointer) == slow.value_at(pointer), pointer
         assert fast.key_at(pointer) == slow.key_at(pointer), pointer
-        value = layout.data
+        value: Any = layout.data
         for part in pointer:
             value = value[part]
         if isinstance(value, dict):

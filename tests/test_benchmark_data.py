@@ -14,7 +14,7 @@ from bottleneck_kb.check import check
 from .conftest import REPOSITORY
 
 sys.path.insert(0, str(REPOSITORY / "benchmarks"))
-from synthetic import make_knowledge_base  # type: ignore[import-not-found]
+from synthetic import make_knowledge_base
 
 
 def test_synthetic_entries_check_clean_and_vary(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from bottleneck_kb.source.problems import Stop
 from .conftest import REPOSITORY
 
 sys.path.insert(0, str(REPOSITORY / "benchmarks"))
-from synthetic import make_knowledge_base  # type: ignore[import-not-found]
+from synthetic import make_knowledge_base
 
 DISPLAY = "entries/fixtures/layout.yaml"
 SETTINGS = settings(max_examples=600, deadline=None)
