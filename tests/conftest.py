@@ -3,6 +3,7 @@ is and with a contributor's valid addition, expected diagnostics."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -22,6 +23,32 @@ from .browser import Browser, launch_chromium, serve
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def imported_by_check(root: Path, packages: Iterable[str]) -> tuple[object, list[str]]:
+    """`kb check --root root` in a fresh process: its exit code, and which of `packages`
+    (top-level names) it imported."""
+    probe = (
+        "import json, sys\n"
+        "from bottleneck_kb.cli import main\n"
+        "root, packages = sys.argv[1], sys.argv[2:]\n"
+        "sys.argv = ['kb', 'check', '--root', root]\n"
+        "code = None\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as done:\n"
+        "    code = done.code\n"
+        "loaded = {m.partition('.')[0] for m in sys.modules} & set(packages)\n"
+        "print(json.dumps([code, sorted(loaded)]))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe, str(root), *packages],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    code, loaded = json.loads(run.stdout.splitlines()[-1])
+    return code, loaded
 
 
 #: Where the fixture knowledge base holds the minimal entry.

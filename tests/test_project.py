@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import REPOSITORY
+from .conftest import REPOSITORY, imported_by_check
 
 BIN = Path(sys.executable).parent
 
@@ -70,21 +70,5 @@ def test_kb_check_imports_nothing_heavy() -> None:
     """sympy, the reference jsonschema validator and ruamel.yaml cost more to import than a
     check of a small knowledge base; the check path must not load them (kb eval and kb fmt
     may)."""
-    probe = (
-        "import sys\n"
-        "from bottleneck_kb.cli import main\n"
-        "sys.argv = ['kb', 'check', '--root', sys.argv[1]]\n"
-        "try:\n"
-        "    main()\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "heavy = ('sympy', 'jsonschema', 'matplotlib', 'ruamel.yaml')\n"
-        "print(sorted(m for m in heavy if m in sys.modules))\n"
-    )
-    run = subprocess.run(
-        [sys.executable, "-c", probe, str(REPOSITORY)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert run.stdout.splitlines()[-1] == "[]"
+    _, heavy = imported_by_check(REPOSITORY, ["sympy", "jsonschema", "matplotlib", "ruamel"])
+    assert heavy == []

@@ -9,7 +9,6 @@ repository and the fixtures hold it on what people write.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from bottleneck_kb.source.layout import Layout, read_layout
 from bottleneck_kb.source.loader import read_with_libyaml
 from bottleneck_kb.source.problems import Stop
 
-from .conftest import REPOSITORY
+from .conftest import REPOSITORY, imported_by_check
 
 sys.path.insert(0, str(REPOSITORY / "benchmarks"))
 from synthetic import make_knowledge_base
@@ -140,20 +139,7 @@ def test_a_check_of_files_in_the_layout_never_loads_pyyaml(tmp_path: Path) -> No
     large check's start). The benchmark's knowledge base keeps the layout throughout, its
     devices' figures included ("3.35 TB/s", judged no YAML 1.1 number without PyYAML)."""
     root = make_knowledge_base(tmp_path / "kb", 12, REPOSITORY)
-    probe = (
-        "import sys\n"
-        "from bottleneck_kb.cli import main\n"
-        "sys.argv = ['kb', 'check', '--root', sys.argv[1]]\n"
-        "try:\n"
-        "    main()\n"
-        "except SystemExit as done:\n"
-        "    print(done.code)\n"
-        "print(sorted(m for m in sys.modules if m.partition('.')[0] == 'yaml'))\n"
-    )
-    run = subprocess.run(
-        [sys.executable, "-c", probe, str(root)], capture_output=True, text=True, check=True
-    )
-    assert run.stdout.splitlines()[-2:] == ["0", "[]"], run.stdout
+    assert imported_by_check(root, ["yaml"]) == (0, [])
 
 
 # Scalars are made of pieces that mean something to YAML, to the scalar rules or to the reader:
