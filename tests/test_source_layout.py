@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from bottleneck_kb.source import MAX_DEPTH, Document, Pointer, load
 from bottleneck_kb.source.characters import decode
-from bottleneck_kb.source.layout import Layout, read_layout
+from bottleneck_kb.source.layout import KNOWN_FLOW_LISTS, Layout, read_layout
 from bottleneck_kb.source.loader import read_with_libyaml
 from bottleneck_kb.source.problems import Stop
 
@@ -408,6 +408,19 @@ def test_a_value_remembered_in_one_place_reads_the_same_in_every_place(taught: s
             text = place.format(value)
             assert read_layout(text) is not None, text
             _same(text)
+
+
+def test_only_so_many_flow_lists_are_remembered() -> None:
+    """A hostile file cannot make the table of flow lists grow past its bound, nor put a
+    long list in it."""
+    for start in range(0, 6_000, 1_000):
+        text = "".join(f"k{n}: [{n}, x]\n" for n in range(start, start + 1_000))
+        assert read_layout(text) is not None
+    assert 0 < len(KNOWN_FLOW_LISTS) <= 4096
+    long = "[" + ", ".join(["abc"] * 80) + "]"
+    layout = read_layout(f"k: {long}\n")
+    assert layout is not None and layout.data == {"k": ["abc"] * 80}
+    assert long not in KNOWN_FLOW_LISTS
 
 
 def test_a_remembered_flow_list_is_a_new_list_each_time() -> None:

@@ -384,7 +384,7 @@ def check_read(
         for path in read:  # a rule's surprise on one entry is said, as kb check says it
             diagnostics += guarded(check_entry, path, kb.root)[1]
         summaries = [summarize(entry) for entry in kb.entries]
-        files = discover(kb.root, ENTRIES)  # a walk of the folders: no file is read again
+        files = entry_files(kb.root, [])  # a walk of the folders: no file is read again
         ids = entry_ids(files, kb.root)
         stale = schemas.stale(kb.root, published)
         missing = schemas.unpublished(kb.root)

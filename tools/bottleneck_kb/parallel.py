@@ -47,9 +47,8 @@ def worker_count(requested: int | None, count: int, threshold: int) -> int:
 
 def spans(count: int, workers: int, most: int) -> list[tuple[int, int]]:
     """[start, stop) spans covering `count` items, each one claim: at most `most` items, and
-    at most a quarter a worker of the items still left, so that spans shrink towards the end
-    and the workers finish within an item or two of each other (the caller waits for the
-    last)."""
+    at most 1/(4 x workers) of the items still left, so that spans shrink towards the end and
+    the workers finish within an item or two of each other (the caller waits for the last)."""
     parts = []
     start = 0
     while start < count:

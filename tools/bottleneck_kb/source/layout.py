@@ -33,7 +33,7 @@ _BLOCK_HEADERS = frozenset(("|", "|-", ">", ">-"))
 #: Flow lists already read: text -> items. Entries repeat the same few (the devices a check
 #: names, the ends of common ranges). Bounded, as KNOWN_VALUES is.
 KNOWN_FLOW_LISTS: dict[str, tuple[Any, ...]] = {}
-_MOSTKNOWN_FLOW_LISTS = 4096
+_MOST_KNOWN_FLOW_LISTS = 4096
 _LONGEST_KNOWN_FLOW_LIST = 256
 _UNKNOWN = object()
 
@@ -279,7 +279,7 @@ class _Reader:
             items: list[Any] = []
         else:
             items = [_flow_item(item) for item in inner.split(",")]
-        if len(text) <= _LONGEST_KNOWN_FLOW_LIST and len(KNOWN_FLOW_LISTS) < _MOSTKNOWN_FLOW_LISTS:
+        if len(text) <= _LONGEST_KNOWN_FLOW_LIST and len(KNOWN_FLOW_LISTS) < _MOST_KNOWN_FLOW_LISTS:
             KNOWN_FLOW_LISTS[text] = tuple(items)
         return items
 

@@ -116,8 +116,8 @@ class Document:
         """The root node; composed from the text the first time it is needed, for a file read
         in its layout."""
         if self.root is None:
-            # The composer's module reads Documents; it is needed here only for a pointer into
-            # a flow collection of a file read without a tree.
+            # Imported here: it is needed only for a pointer into a flow collection of a file
+            # read without a tree, and the composer's module imports this one (via problems).
             from .composer import compose
 
             object.__setattr__(self, "root", compose(self.text, self.path))
