@@ -322,7 +322,7 @@ def _check(
         ids,
         select,
         schemas.stale(root, published),
-        schemas.unpublished(root),
+        schemas.unpublished(published),
     )
     if select is not None:
         # A selected rule that runs on what was read never ran on a file that could not be
@@ -387,7 +387,7 @@ def check_read(
         files = entry_files(kb.root, [])  # a walk of the folders: no file is read again
         ids = entry_ids(files, kb.root)
         stale = schemas.stale(kb.root, published)
-        missing = schemas.unpublished(kb.root)
+        missing = schemas.unpublished(published)
         diagnostics += _knowledge_base_findings(
             summaries, catalog.devices, ids, None, stale, missing
         )

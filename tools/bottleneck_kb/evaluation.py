@@ -23,6 +23,7 @@ from .roofline import (
     Result,
     assignment,
     beyond_bound,
+    beyond_bounds,
     check_failures,
     checked_values,
     describe,
@@ -203,7 +204,7 @@ def evaluate_entry(
     # Checks and workarounds run at values of their own: on every device with the figures
     # (`able`), whether or not it can run the reader's (`devices`).
     able, skipped = select_devices(entry, formulas, catalog, on, broken)
-    beyond = {d.id: why for d in able if (why := beyond_bound(formulas, d, values))}
+    beyond = beyond_bounds(formulas, able, values)
     devices = [d for d in able if d.id not in beyond]
     skipped += [Skipped(device, why) for device, why in beyond.items()]
     results = [evaluate(entry, formulas, device, overrides, basis=basis) for device in devices]
@@ -226,7 +227,7 @@ def evaluate_entry(
         if workaround.model is None:
             continue
         settings = assignment(entry, overrides, index)
-        beyond = {d.id: why for d in able if (why := beyond_bound(formulas, d, settings))}
+        beyond = beyond_bounds(formulas, able, settings)
         modeled = {
             d.id: evaluate(entry, formulas, d, overrides, workaround=index, basis=basis)
             for d in able

@@ -449,6 +449,16 @@ def beyond_bound(formulas: Formulas, device: Device, values: Mapping[str, float]
     return None
 
 
+def beyond_bounds(
+    formulas: Formulas, devices: Iterable[Device], values: Mapping[str, float]
+) -> dict[str, str]:
+    """Device id -> why it cannot run the entry at `values` (`beyond_bound`), for those of
+    `devices` that cannot."""
+    if not formulas.bounds:  # most entries bound nothing: no call for each device
+        return {}
+    return {d.id: why for d in devices if (why := beyond_bound(formulas, d, values))}
+
+
 def runnable(entry: Entry, formulas: Formulas, devices: Iterable[Device]) -> list[Device]:
     """The devices with every figure the entry's formulas read."""
     needed = figures_needed(formulas)

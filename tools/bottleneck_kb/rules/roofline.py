@@ -14,6 +14,7 @@ from ..roofline import (
     EvaluationError,
     Result,
     beyond_bound,
+    beyond_bounds,
     check_failures,
     describe,
     explain,
@@ -158,9 +159,7 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
                 "make what the devices lack a symbol of the entry, with a sourced typical value",
             )
         return
-    beyond = {}
-    if formulas.bounds:  # most entries bound nothing: no call for each device
-        beyond = {d.id: why for d in devices if (why := beyond_bound(formulas, d, done.values))}
+    beyond = beyond_bounds(formulas, devices, done.values)
     if len(beyond) == len(devices):
         yield entry.source.error_at(
             BOUND_BY,

@@ -128,11 +128,10 @@ def published(root: Path) -> frozenset[str]:
     return frozenset(k for k in (ENTRY, HARDWARE) if (root / published_path(k)).is_file())
 
 
-def unpublished(root: Path) -> frozenset[str]:
-    """The kinds whose schema is missing from a schema/ folder at `root` that publishes the
-    other kind's: the files' first lines still point editors there (`kb new` and `kb fmt`
-    wrote them when it was published), at nothing."""
-    found = published(root)
+def unpublished(found: frozenset[str]) -> frozenset[str]:
+    """The kinds whose schema is missing from a schema/ folder that publishes the other
+    kind's (`found`: what `published` found there): the files' first lines still point
+    editors there (`kb new` and `kb fmt` wrote them when it was published), at nothing."""
     return frozenset({ENTRY, HARDWARE} - found) if found else frozenset()
 
 
