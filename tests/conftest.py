@@ -25,6 +25,20 @@ FIXTURES = Path(__file__).parent / "fixtures"
 REPOSITORY = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The user's cache folder of every test and the processes it starts: one of the test
+    run's own, never the machine user's (the site caches its views there)."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if before is None:
+        del os.environ["XDG_CACHE_HOME"]
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
+
+
 def imported_by_check(root: Path, packages: Iterable[str]) -> tuple[object, list[str]]:
     """`kb check --root root` in a fresh process: its exit code, and which of `packages`
     (top-level names) it imported."""
@@ -165,37 +179,47 @@ def read_expected(path: Path) -> list[tuple[int, int, str, str | None]]:
     return expected
 
 
+#: Modules whose codes' examples are whole files as written, not patches onto the minimal
+#: entry: the reading of YAML, and the files a build writes.
+RAW_MODULES = frozenset({"source", "outputs"})
+
+
 class ExampleFile(NamedTuple):
     """One file of a rule example or one-rule fixture: its path relative to the knowledge
-    base's root, and its bytes, or the target it is a symlink to."""
+    base's root, and its bytes, or the target it is a symlink to; and whether it is
+    committed (git tracks it)."""
 
     path: str
     data: bytes
     link_to: str | None
+    committed: bool = False
 
 
 def example_files(rule: Rule, example: str) -> list[ExampleFile]:
     """The files `example` stands for, as rule documentation and one-rule fixtures are read:
     raw text for codes found while reading YAML (module `source`), else merge patches onto the
     minimal entry (or device), one file per `---`-separated document, a first line
-    `# file: PATH` naming the path (`PATH -> TARGET` makes a symlink) and `# encoding: NAME`
-    the bytes' encoding."""
+    `# file: PATH` naming the path (`PATH -> TARGET` makes a symlink), `# encoding: NAME`
+    the bytes' encoding and `# committed` that git tracks the file."""
     files = []
     for document in example.split("\n---\n"):
         lines = document.splitlines()
-        path, target, encoding = None, None, "utf-8"
-        while lines and lines[0].startswith(("# file: ", "# encoding: ")):
+        path, target, encoding, committed = None, None, "utf-8", False
+        while lines and lines[0].startswith(("# file: ", "# encoding: ", "# committed")):
             key, _, value = lines.pop(0)[2:].partition(": ")
             if key == "file":
                 path, _, target = value.partition(" -> ")
+            elif key == "committed":
+                committed = True
             else:
                 encoding = value
         device = (path or "").startswith("hardware/") or rule.scope is Scope.DEVICE
         text = "\n".join(lines) + "\n" if lines else ""  # an empty file stays empty
-        if rule.module != "source":
+        if rule.module not in RAW_MODULES:
             text = patched(MINIMAL_DEVICE if device else MINIMAL_ENTRY, text)
         default = "hardware/fixture-device.yaml" if device else MINIMAL_PATH
-        files.append(ExampleFile(path or default, text.encode(encoding), target or None))
+        data = text.encode(encoding)
+        files.append(ExampleFile(path or default, data, target or None, committed))
     return files
 
 
@@ -211,6 +235,11 @@ def write_example(root: Path, rule: Rule, example: str) -> list[str]:
             os.symlink(written.link_to, file)
         else:
             file.write_bytes(written.data)
+    committed = [written.path for written in files if written.committed]
+    if committed:
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+        subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+        subprocess.run([*git, "add", "-f", "--", *committed], cwd=root, check=True)
     return [written.path for written in files]
 
 

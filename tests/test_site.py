@@ -33,7 +33,7 @@ from bottleneck_kb.roofline import EvaluationError, parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import charts, export, model_view
-from bottleneck_kb.site.model_view import ViewCache, compute_view
+from bottleneck_kb.site.model_view import ViewCache, compute_view, default_folder
 from bottleneck_kb.site.pages import Options, build_site
 from bottleneck_kb.site.prose import plain
 
@@ -274,7 +274,7 @@ def test_the_build_cached_every_view_as_computed(
     built: Path, kb_copy: Path, knowledge_base: KnowledgeBase
 ) -> None:
     devices = sorted(knowledge_base.catalog.devices.values(), key=lambda d: d.id)
-    cache = ViewCache(kb_copy / "build" / ".kb-site-cache")
+    cache = ViewCache(default_folder(kb_copy))
     assert cache.folder is not None
     for entry in knowledge_base.entries:
         assert (cache.folder / f"{cache.key(entry, devices)}.json").is_file(), entry.id
@@ -572,7 +572,7 @@ def test_a_devices_measured_values_achieved_fractions_and_notes_are_on_its_page_
     assert record["quantities"]["interconnect_bandwidth"] == 450e9
 
 
-def test_the_build_warns_of_what_kb_check_finds_and_strict_fails(
+def test_the_build_says_what_kb_check_finds_and_strict_fails(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     root = copy_repository(tmp_path / "repository")
@@ -583,11 +583,11 @@ def test_the_build_warns_of_what_kb_check_finds_and_strict_fails(
     found = check(root).diagnostics
     assert {(d.path, d.code) for d in found} >= {("entries/gemm/prefill-gemm.yaml", "KB406")}
 
-    with pytest.raises(Abort, match=f"Aborted with {len(found)} warnings in strict mode"):
+    with pytest.raises(Abort, match=f"Aborted with {len(found)} errors in strict mode"):
         build(root)
 
-    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert warned == [f"bottleneck_kb: kb check: {located_line(d)}" for d in found]
+    said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert said == [f"bottleneck_kb: kb check: {located_line(d)}" for d in found]
 
 
 def test_an_entry_kb_check_passes_that_its_page_cannot_evaluate_fails_a_strict_build(

@@ -36,6 +36,7 @@ from .kb import (
     read_entry,
 )
 from .model import Device, Entry
+from .outputs import committed_outputs
 from .parallel import map_items
 from .results import CheckResult
 from .roofline import figures_needed, parse_formulas, runnable
@@ -284,7 +285,7 @@ def _check(
     read = Catalog.load(root, catalog_root)
     published = schemas.published(root)
     catalog, found_on_devices = checked_catalog(read, published, select)
-    diagnostics = [*read.diagnostics, *found_on_devices]
+    diagnostics = [*read.diagnostics, *found_on_devices, *committed_outputs(root)]
     devices = catalog.devices
 
     checks = EntryChecks.of(catalog, select, published)
@@ -374,7 +375,7 @@ def check_read(
     with _collector_paused():
         published = schemas.published(kb.root)
         catalog, found_on_devices = checked or checked_catalog(kb.catalog, published)
-        diagnostics = [*kb.diagnostics, *found_on_devices]
+        diagnostics = [*kb.diagnostics, *found_on_devices, *committed_outputs(kb.root)]
         checks = EntryChecks.of(catalog, None, published)
         read = {kb.root / entry.path: entry for entry in kb.entries}
 

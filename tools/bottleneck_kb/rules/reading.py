@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import diagnostics, kb, model, schemas, source
+from .. import diagnostics, kb, model, outputs, schemas, source
 from ..diagnostics import Severity
 from . import emitted
 
@@ -300,6 +300,38 @@ emitted(
     ```yaml
     # file: entries/fixtures/draft.yaml
     id: fixtures/draft
+    ```
+    """,
+)
+emitted(
+    outputs.COMMITTED_OUTPUT,
+    "build-output-committed",
+    "outputs",
+    """
+    A file committed under build/, where the site build writes its output and caches.
+
+    ## What it checks
+    No file under `build/` is tracked by git (`git ls-files build`), in a full run and for
+    the paths a change touches.
+    ## Why it matters
+    A fresh clone has every committed file: one under `build/` is where the site build
+    writes its pages, and where a cache it believed would decide what readers see. A pull
+    request could replace the published site that way for pages it never touched, or commit
+    `build/site` as a link so that the build empties and writes a folder elsewhere. kb
+    refuses to build over such files; this says so at review time.
+    ## How to fix
+    Remove them from git and keep them out: `git rm -r --cached build` (`build/` is in
+    `.gitignore`; `git add -f` is what put them there).
+    ## Fails
+    ```yaml
+    # file: build/site/index.html
+    # committed
+    <p>a page that was never built here</p>
+    ```
+    ## Passes
+    ```yaml
+    # file: build/site/index.html
+    <p>a page the last build wrote, not committed</p>
     ```
     """,
 )

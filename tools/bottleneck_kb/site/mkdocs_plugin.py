@@ -7,19 +7,24 @@ themselves come from `pages`, which knows nothing of MkDocs. Moving to another g
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import yaml
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from ..diagnostics import Severity, located_line
 from ..kb import ENTRIES, HARDWARE
+from ..outputs import OutputRefused, guard_output
+from .model_view import default_folder
 from .pages import STYLESHEET, Options, build_site
 
 _LOG = get_plugin_logger(__name__)
@@ -28,18 +33,35 @@ _LOG = get_plugin_logger(__name__)
 class PluginConfig(Config):  # type: ignore[no-untyped-call]
     root = config_options.Optional(config_options.Type(str))
     edit_url = config_options.Type(str, default="")
-    cache_dir = config_options.Type(str, default="build/.kb-site-cache")
+    cache_dir = config_options.Type(str, default="")
 
 
 class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-call]
     """`plugins: [bottleneck-kb]` in mkdocs.yml. Options: `root` (the knowledge base, default
     the folder of mkdocs.yml), `edit_url` (prefix of an entry's source path for its edit
-    link), `cache_dir` (evaluated entries kept between builds, relative to the root)."""
+    link), `cache_dir` (evaluated entries kept between builds: by default a folder of the
+    user's cache, outside the checkout; a folder named here is relative to the root and must
+    lie inside the repository, untracked and reached through no link)."""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        # Before MkDocs empties the output folder (it does so after this event): a folder
+        # the repository committed, or a link it committed in its place, is refused here.
+        repository = Path(config.config_file_path).parent
+        named = os.path.abspath(config.site_dir) != _configured_site_dir(config)
+        try:
+            guard_output(Path(config.site_dir), repository, "the site", named=named)
+            if self.config.cache_dir:
+                guard_output(self._cache(config), repository, "the cache of views")
+        except OutputRefused as exc:
+            raise PluginError(f"bottleneck-kb: {exc}") from None
         if STYLESHEET not in config.extra_css:
             config.extra_css.append(STYLESHEET)
         return config
+
+    def _cache(self, config: MkDocsConfig) -> Path:
+        if self.config.cache_dir:
+            return self._root(config) / self.config.cache_dir
+        return default_folder(self._root(config))
 
     def _root(self, config: MkDocsConfig) -> Path:
         return Path(config.config_file_path).parent / (self.config.root or ".")
@@ -60,13 +82,14 @@ class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-c
                 site_url=config.site_url or "",
                 edit_url=self.config.edit_url,
                 directory_urls=config.use_directory_urls,
-                cache=root / self.config.cache_dir if self.config.cache_dir else None,
+                cache=self._cache(config),
             ),
         )
-        # As warnings, so that `mkdocs build --strict` fails where `kb check` does; kb's own
+        # kb check's errors as errors, so that `mkdocs build --strict` fails where `kb check`
+        # does, with --quiet too (it drops warnings before strict mode counts them); kb's own
         # warnings (which kb check passes) are information.
         for diagnostic in site.diagnostics:
-            report = _LOG.warning if diagnostic.severity is Severity.ERROR else _LOG.info
+            report = _LOG.error if diagnostic.severity is Severity.ERROR else _LOG.info
             report("kb check: %s", located_line(diagnostic))
         for path, content in (*site.pages.items(), *site.assets.items()):
             existing = files.get_file_from_path(path)
@@ -74,3 +97,38 @@ class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-c
                 files.remove(existing)
             files.append(File.generated(config, path, content=content))
         return files
+
+
+#: Configuration files followed through `INHERIT` before the site folder is taken as named.
+_MAX_INHERITED = 10
+
+
+class _Lenient(yaml.SafeLoader):
+    """Reads a configuration file's plain keys, whatever tags it uses (`!ENV`,
+    `!!python/name:`), without constructing them."""
+
+
+_Lenient.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def _configured_site_dir(config: MkDocsConfig) -> str | None:
+    """The output folder the configuration file (or a file it inherits) names, as MkDocs
+    resolves it; None where it cannot be read. A site folder other than this one was named
+    on the command line (`mkdocs build -d DIR`), by the user rather than the repository."""
+    path = config.config_file_path
+    for _ in range(_MAX_INHERITED):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = yaml.load(handle, Loader=_Lenient)
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+            return None
+        if not isinstance(data, dict):
+            return None
+        folder = os.path.dirname(os.path.abspath(path))
+        if isinstance(data.get("site_dir"), str):
+            return os.path.abspath(os.path.join(folder, data["site_dir"]))
+        parent = data.get("INHERIT")
+        if not isinstance(parent, str):
+            return os.path.abspath(os.path.join(folder, "site"))  # MkDocs's default
+        path = os.path.join(folder, parent)
+    return None

@@ -2,16 +2,25 @@
 
 Every call the site makes into the roofline arithmetic and the symbolic code is in this
 module, so a change of the evaluation's API is met here alone. What it hands the pages is
-plain data (numbers in base units, MathML text), which is also what it caches: evaluating an
-entry runs sympy, which costs far more than writing its page, so each view is stored on disk
-under a key made of everything it was computed from (the entry's text, the catalog's texts and
-the package's code). A rebuild after one entry changed computes that one entry again.
+plain data (numbers in base units, MathML as a tree of elements), which is also what it
+caches: evaluating an entry runs sympy, which costs far more than writing its page, so each
+view is stored on disk under a key made of everything it was computed from (the entry's text,
+the catalog's texts and the package's code). A rebuild after one entry changed computes that
+one entry again.
+
+A cache file is input like any other: a pull request can commit one. So the cache lives in
+the user's cache folder, outside the checkout, unless the site's configuration names another
+(inside the repository, never tracked, never through a link: `outputs.guard_output`); each
+file is signed with a key kept in the user's cache folder, never in a repository, and one
+whose signature does not hold is computed again; and what a page inserts as markup (the
+formulas' MathML) is kept as data and written out by `mathml.render`, escaped.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import math
 import os
@@ -34,6 +43,7 @@ from ..numbers import format_quantity, format_seconds, number
 from ..parallel import map_items
 from ..report.evaluation import evaluation_data
 from ..roofline import EvaluationError, Formulas, work
+from . import mathml
 
 __all__ = [
     "EntryView",
@@ -46,7 +56,7 @@ __all__ = [
 ]
 
 #: Raised when the shape of a cached view changes, so old cache files are never misread.
-VIEW_FORMAT = 1
+VIEW_FORMAT = 2
 #: A cached view's file name: its key, a SHA-256 in hexadecimal.
 _KEY_FILE = re.compile(r"[0-9a-f]{64}\.json")
 
@@ -67,16 +77,18 @@ class Sweep:
 class EntryView:
     """What the pages show of one entry: its evaluation on the devices that have the figures
     it reads (as `kb eval --format json` gives it), the devices skipped and why, its formulas as
-    MathML and the sweep its chart draws. `error` says why there are no numbers, if so."""
+    MathML (trees: `mathml.render` writes their markup) and the sweep its chart draws.
+    `error` says why there are no numbers, if so."""
 
     entry_id: str
     dtype: str
     skipped: dict[str, str] = field(default_factory=dict)
     evaluation: dict[str, Any] | None = None
-    flops_mathml: str = ""
-    bytes_mathml: str = ""
+    flops_mathml: list[Any] = field(default_factory=list)
+    bytes_mathml: list[Any] = field(default_factory=list)
     sweep: Sweep | None = None
     error: str | None = None
+    intensity_mathml: list[Any] = field(default_factory=list)
 
     def result(self, device_id: str) -> dict[str, Any] | None:
         """The evaluation's row for one device, or None when it was skipped."""
@@ -93,8 +105,10 @@ def compute_view(entry: Entry, devices: Sequence[Device]) -> EntryView:
     try:
         evaluation = evaluate_entry(entry, {d.id: d for d in devices})
         formulas = evaluation.formulas
-        flops_mathml = to_mathml(to_sympy(formulas.flops))
-        bytes_mathml = to_mathml(to_sympy(formulas.bytes))
+        flops_mathml = mathml.tree(to_mathml(to_sympy(formulas.flops)))
+        bytes_mathml = mathml.tree(to_mathml(to_sympy(formulas.bytes)))
+        rendered = evaluation.intensity
+        intensity_mathml = mathml.tree(rendered.mathml) if rendered is not None else []
     except (KBError, FormulaError) as exc:
         return EntryView(entry.id, dtype, error=str(exc))
     except Exception as exc:  # one entry's surprise must not stop the site of all the others
@@ -116,6 +130,7 @@ def compute_view(entry: Entry, devices: Sequence[Device]) -> EntryView:
         bytes_mathml,
         # The chart follows the symbol that moves the intensity most.
         max(sweeps, key=_spread) if sweeps else None,
+        intensity_mathml=intensity_mathml,
     )
 
 
@@ -155,12 +170,69 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
-class ViewCache:
-    """Entry views on disk, one JSON file per key; writes are atomic, reads that fail are
-    misses (a cache can always be thrown away)."""
+def user_cache() -> Path:
+    """kb's folder in the user's cache (`$XDG_CACHE_HOME/bottleneck-kb`, by default
+    `~/.cache/bottleneck-kb`): outside every repository."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(os.path.abspath(base), "bottleneck-kb")
 
-    def __init__(self, folder: Path | None) -> None:
+
+def default_folder(root: Path) -> Path:
+    """Where the views of the knowledge base at `root` are cached when the configuration
+    names no folder: a folder of the user's cache of its own, so that pruning the views one
+    knowledge base no longer uses leaves another's alone."""
+    name = hashlib.sha256(os.path.realpath(root).encode("utf-8", "surrogatepass")).hexdigest()
+    return user_cache() / "site-views" / name[:32]
+
+
+#: The signing key's file in the user's cache folder, and its length in bytes.
+_KEY = "view-signing-key"
+_KEY_BYTES = 32
+
+
+def signing_key(folder: Path | None = None) -> bytes | None:
+    """The key that signs cached views: random, made on first use, readable by the user
+    alone, kept in the user's cache folder (never in a repository, so that no file a pull
+    request commits can carry a signature that holds). None when it cannot be read or made:
+    the cache is then not used."""
+    path = (folder or user_cache()) / _KEY
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(os.urandom(_KEY_BYTES))
+    except FileExistsError:
+        pass  # another build made it first: read theirs
+    except OSError:
+        return None
+    try:
+        return _read_key(path)
+    except OSError:
+        return None
+
+
+def _read_key(path: Path) -> bytes | None:
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(descriptor, "rb") as handle:
+        key = handle.read(_KEY_BYTES + 1)
+    return key if len(key) == _KEY_BYTES else None
+
+
+class ViewCache:
+    """Entry views on disk, one signed JSON file per key; writes are atomic, reads that fail
+    (no file, a signature that does not hold, a shape that is not a view's) are misses: a
+    cache can always be thrown away, and is never believed without its signature. No folder,
+    or no key, is no cache."""
+
+    def __init__(self, folder: Path | None, key: bytes | None = None) -> None:
         self.folder = folder
+        self.secret = signing_key() if folder is not None and key is None else key
 
     def key(self, entry: Entry, devices: Sequence[Device]) -> str:
         digest = hashlib.sha256(f"{VIEW_FORMAT}\0{_code_digest()}\0".encode())
@@ -173,28 +245,48 @@ class ViewCache:
         processes when there are many) and stored where it does not. Views no entry of this
         build uses are removed (each edit under `mkdocs serve` leaves one behind). Where two
         files claim one id (kb check refuses it), the last one's view is kept, as its page is."""
-        paths = [
-            None if self.folder is None else self.folder / f"{self.key(entry, devices)}.json"
-            for entry in entries
-        ]
-        views = [None if path is None else _read(path) for path in paths]
+        used = self.folder is not None and self.secret is not None
+        keys = [self.key(entry, devices) if used else "" for entry in entries]
+        views = [self._read(key) if used else None for key in keys]
         missing = [index for index, view in enumerate(views) if view is None]
         computed = _compute_all([entries[index] for index in missing], devices)
         for index, view in zip(missing, computed, strict=True):
             views[index] = view
-            path = paths[index]
-            if path is not None:
-                self._store(path, json.dumps(view, default=_fields))
-        if self.folder is not None:
-            self._prune({path.name for path in paths if path is not None})
+            if used:
+                self._store(keys[index], json.dumps(view, default=_fields))
+        if used:
+            self._prune({f"{key}.json" for key in keys})
         return {entry.id: view for entry, view in zip(entries, views, strict=True) if view}
 
-    def _store(self, path: Path, text: str) -> None:
-        """Write a view; a cache that cannot be written (a full disk, a file in the way) only
-        means the next build computes it again."""
+    def _signature(self, key: str, text: bytes) -> str:
+        assert self.secret is not None
+        return hmac.new(self.secret, key.encode() + b"\n" + text, hashlib.sha256).hexdigest()
+
+    def _read(self, key: str) -> EntryView | None:
+        """A cached view whose signature holds, or None."""
+        assert self.folder is not None
+        try:
+            raw = (self.folder / f"{key}.json").read_bytes()
+        except OSError:
+            return None
+        signature, _, text = raw.partition(b"\n")
+        if not hmac.compare_digest(signature, self._signature(key, text).encode()):
+            return None
+        try:
+            return _from_json(json.loads(text.decode("utf-8")))
+        except (ValueError, KeyError, TypeError, IndexError):
+            return None
+
+    def _store(self, key: str, text: str) -> None:
+        """Write a view, signed; a cache that cannot be written (a full disk, a file in the
+        way) only means the next build computes it again."""
+        assert self.folder is not None
+        path = self.folder / f"{key}.json"
+        body = text.encode("utf-8")
+        signed = self._signature(key, body) + "\n" + text
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = written_beside(path, text, durable=False)
+            temporary = written_beside(path, signed, durable=False)
         except OSError:
             return
         try:
@@ -235,27 +327,25 @@ def _fields(value: object) -> dict[str, Any]:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def _read(path: Path) -> EntryView | None:
-    """A cached view, or None when there is none or it cannot be read."""
-    try:
-        return _from_json(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
 def _from_json(data: dict[str, Any]) -> EntryView:
+    """A view from its JSON; a ValueError (MathMLError) where its formulas are not MathML
+    that `mathml.render` writes."""
     sweep = data["sweep"]
+    formulas = [data[name] for name in ("flops_mathml", "bytes_mathml", "intensity_mathml")]
+    for tree in formulas:
+        mathml.render(tree)
     return EntryView(
         data["entry_id"],
         data["dtype"],
         data["skipped"],
         data["evaluation"],
-        data["flops_mathml"],
-        data["bytes_mathml"],
+        formulas[0],
+        formulas[1],
         None
         if sweep is None
         else Sweep(sweep["symbol"], sweep["log"], [(x, y) for x, y in sweep["points"]]),
         data["error"],
+        formulas[2],
     )
 
 

@@ -33,7 +33,7 @@ from ..model import (
 from ..numbers import times
 from ..roofline import COMPUTE, MEMORY
 from ..schemas import ENTRY, HARDWARE, documented, published, published_text, schema
-from . import charts, export
+from . import charts, export, mathml
 from .explorer import COMPARE, compare_body, explorer_assets, explorer_block
 from .formula_js import js_literal
 from .model_view import (
@@ -233,15 +233,16 @@ def _row_header(content: str, attributes: str = "") -> str:
 
 def _number_cell(value: float, shown: str) -> str:
     """A number as shown, with its exact value for tools (and tests) in `data-value`."""
-    return f'<td class="kb-number" data-value="{value!r}">{text(shown)}</td>'
+    return f'<td class="kb-number" data-value="{text(repr(value))}">{text(shown)}</td>'
 
 
-def _math(mathml: str, label: str) -> str:
+def _math(nodes: list[Any], label: str) -> str:
+    """A formula's MathML, written from its tree (never inserted as stored markup)."""
     # Focusable and named: a formula wider than a phone scrolls in its row, by keyboard too.
     return (
         f'<div class="kb-formula" tabindex="0" role="group" aria-label="{label} formula">'
         f'<span class="kb-formula-name">{label}</span>'
-        f'<math xmlns="{MATHML}" display="block">{mathml}</math></div>'
+        f'<math xmlns="{MATHML}" display="block">{mathml.render(nodes)}</math></div>'
     )
 
 
@@ -291,7 +292,7 @@ def _entry_page(
             '<div class="kb-formulas">'
             + _math(view.flops_mathml, "FLOPs")
             + _math(view.bytes_mathml, "bytes")
-            + _math(evaluation["intensity_mathml"], "intensity (FLOP/B)")
+            + _math(view.intensity_mathml, "intensity (FLOP/B)")
             + "</div>"
         )
         body += _evaluation_sections(entry, view, evaluation, names, here, links)
@@ -364,7 +365,7 @@ def _evaluation_sections(
                 "intensity",
                 "ridge",
                 "bound by",
-                *(f"{name} time" for name in roofs),
+                *(f"{text(name)} time" for name in roofs),
                 *(["fits in memory"] if fits else []),
                 "lower bound",
             ],
@@ -379,7 +380,7 @@ def _evaluation_sections(
                     _number_cell(r["bytes"], format_quantity(r["bytes"], "B")),
                     _number_cell(r["intensity"], format_quantity(r["intensity"], "FLOP/B")),
                     _number_cell(r["ridge"], format_quantity(r["ridge"], "FLOP/B")),
-                    f'<td class="kb-verdict kb-{r["verdict"]}">{r["verdict"]}</td>',
+                    f'<td class="kb-verdict kb-{text(r["verdict"])}">{text(r["verdict"])}</td>',
                     *(
                         _number_cell(r["times"][name], format_seconds(r["times"][name]))
                         if name in r["times"]
@@ -461,7 +462,8 @@ def _evaluation_sections(
 def _fits_cell(result: Mapping[str, Any]) -> str:
     if result["memory_capacity"] is None:
         return "-"
-    return f'<td data-fits="{str(result["fits"]).lower()}">{"yes" if result["fits"] else "no"}</td>'
+    fits = result["fits"] is True
+    return f'<td data-fits="{str(fits).lower()}">{"yes" if fits else "no"}</td>'
 
 
 def _derived_values(
