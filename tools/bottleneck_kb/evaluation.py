@@ -368,7 +368,10 @@ def _flips(
         done = work(entry, formulas, {**base, symbol: x})
         if basis == DATASHEET:
             return verdicts(entry, formulas, chosen, done)
-        return [on_device(entry, formulas, device, done, basis).verdict for device in chosen]
+        return [
+            on_device(entry, formulas, device, done, basis, derived=False).verdict
+            for device in chosen
+        ]
 
     points = sweep(lo, hi)
     first = verdicts_at(devices, points[0])

@@ -95,6 +95,9 @@ class Work:
     flops: float
     bytes: float
     workaround: int | None = None
+    #: The other roofs' values that read no device figure, by formula name, computed on the
+    #: first device asked and the same on every other (a sweep asks every device).
+    shared: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
 
 #: The basis of every figure of an evaluation on datasheet figures, shared by all of them.
@@ -126,6 +129,8 @@ class Formulas:
     #: The device figures symbols are bounded by (`at_most`), as (symbol, figure).
     bounds: tuple[tuple[str, str], ...] = ()
     worked: dict[_WorkKey, Work] = field(default_factory=dict, compare=False, repr=False)
+    #: figures_needed's answer, found once: every device of every sweep step asks it.
+    needed: list[tuple[str, ...]] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def symbols(self) -> frozenset[str]:
@@ -403,6 +408,12 @@ _ALWAYS = ("peak_flops", "memory_bandwidth")
 def figures_needed(formulas: Formulas) -> list[str]:
     """The device figures evaluating the entry reads: the compute and memory roofs', those of
     the other roofs it gives, and those its formulas name."""
+    if not formulas.needed:
+        formulas.needed.append(tuple(_figures_needed(formulas)))
+    return list(formulas.needed[0])
+
+
+def _figures_needed(formulas: Formulas) -> list[str]:
     bounded = [figure for _, figure in formulas.bounds]
     if not formulas.device_dependent:
         return list(dict.fromkeys([*_ALWAYS, *bounded]))
@@ -483,10 +494,16 @@ def _figures(
 
 
 def on_device(
-    entry: Entry, formulas: Formulas, device: Device, done: Work, basis: Basis = DATASHEET
+    entry: Entry,
+    formulas: Formulas,
+    device: Device,
+    done: Work,
+    basis: Basis = DATASHEET,
+    derived: bool = True,
 ) -> Result:
     """`done` on `device`'s roofs: FLOPs at the dense peak of the entry's dtype, bytes at the
-    memory bandwidth, and the other roofs and derived values the entry gives."""
+    memory bandwidth, and the other roofs and (unless not `derived`: no verdict reads them)
+    the derived values the entry gives."""
     if basis is DATASHEET and not formulas.device_dependent:
         # The common case, kept cheap: `kb check` asks it of every device for every entry.
         rate, bandwidth = dense_peak(device, entry.intensity.dtype), device.memory_bandwidth
@@ -497,8 +514,14 @@ def on_device(
     times = {COMPUTE: done.flops / rate, MEMORY: done.bytes / bandwidth}
     env = {**done.values, **figures}
     quantities: dict[str, float] = {}
+    figure_names = device_figures()
     for name, (parsed, written) in _other_formulas(entry, formulas, done.workaround).items():
-        value = _value(written, parsed, env)
+        if parsed.symbols.isdisjoint(figure_names):
+            value = done.shared.get(name)
+            if value is None:
+                value = done.shared[name] = _value(written, parsed, env)
+        else:
+            value = _value(written, parsed, env)
         if value < 0:
             raise EvaluationError(
                 f"{name} must be >= 0; got {value:.3g} at {describe(done.values, formulas)}",
@@ -509,9 +532,10 @@ def on_device(
         if roof.quantity in quantities:
             demand = quantities[roof.quantity]
             times[roof.name] = demand / figures[roof.figure] if roof.figure else demand
-    derived: dict[str, float] = {}
-    for (name, parsed), item in zip(formulas.derived, entry.derived, strict=True):
-        derived[name] = env[name] = _value(item.formula, parsed, env)
+    values: dict[str, float] = {}
+    if derived:
+        for (name, parsed), item in zip(formulas.derived, entry.derived, strict=True):
+            values[name] = env[name] = _value(item.formula, parsed, env)
     capacity = figures.get("memory_capacity") if "footprint" in quantities else None
     return Result(
         device.id,
@@ -522,7 +546,7 @@ def on_device(
         bandwidth,
         times,
         quantities,
-        derived,
+        values,
         capacity,
         said,
     )
@@ -533,7 +557,9 @@ def verdicts(entry: Entry, formulas: Formulas, devices: Sequence[Device], done: 
     `on_device(...).verdict` gives it, without building a Result where only FLOPs and bytes
     are modelled: `kb check` asks it of every device of the catalog for every entry."""
     if formulas.device_dependent:
-        return [on_device(entry, formulas, device, done).verdict for device in devices]
+        return [
+            on_device(entry, formulas, device, done, derived=False).verdict for device in devices
+        ]
     dtype, flops, bytes_ = entry.intensity.dtype, done.flops, done.bytes
     found = []
     for device in devices:
@@ -578,10 +604,12 @@ def evaluate(
     overrides: Mapping[str, float] | None = None,
     workaround: int | None = None,
     basis: Basis = DATASHEET,
+    derived: bool = True,
 ) -> Result:
-    """The entry (or one of its workarounds, by index) on `device`."""
+    """The entry (or one of its workarounds, by index) on `device`, its derived values
+    included unless not `derived`."""
     done = work(entry, formulas, overrides, workaround)
-    return on_device(entry, formulas, device, done, basis)
+    return on_device(entry, formulas, device, done, basis, derived)
 
 
 def describe(

@@ -1,79 +1,87 @@
 """Entry text (Markdown written by strangers) as HTML that carries no markup of its own.
 
-A Markdown instance of our own renders it with raw HTML switched off (so `<script>` and
-`B < 32` come out as text), image syntax switched off (nothing loads from another host) and
-every link's address passed through `safe_href` (http(s) and arXiv ids; any other link keeps
-its text and loses its address). The pages embed the result as raw HTML, which MkDocs's own
-Markdown passes through untouched, so nothing in it is read as Markdown a second time.
+A CommonMark parser of our own (markdown-it-py) renders it with raw HTML switched off (so
+`<script>` and `B < 32` come out as text), image syntax switched off (nothing loads from
+another host) and every link's address passed through `safe_href` (http(s) and arXiv ids;
+any other link keeps its text and loses its address). The pages embed the result as raw
+HTML, which MkDocs's own Markdown passes through untouched, so nothing in it is read as
+Markdown a second time.
 """
 
 from __future__ import annotations
 
 import html
 import re
-import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from functools import cache, lru_cache
+from typing import Any
 
-import markdown
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 
 from ..rules.markup import safe_href
-
-#: Python-Markdown's processors that would let text become markup or load from elsewhere.
-_REFUSED_INLINE = ("html", "image_link", "image_reference", "short_image_ref", "automail")
-
 
 #: Text in which Markdown finds nothing to do: no inline markup characters, no entity, and no
 #: block syntax at its start (headings, lists, quotes).
 _PLAIN = re.compile(r"(?![-+*#>=]|[0-9]+[.)]\s)[^`*_\[\]<>&\\!~|]*")
 
 
-class _Links(Treeprocessor):
-    def __init__(self, md: markdown.Markdown, keep: bool) -> None:
-        super().__init__(md)
-        self.keep = keep
+class _EntryRenderer(RendererHTML):
+    """CommonMark's HTML, with every link's address through `safe_href` (or, with
+    `keep_links` False, every link as its text)."""
 
-    def run(self, root: ET.Element) -> None:
-        for element in root.iter("a"):
-            href = safe_href(element.get("href", "")) if self.keep else None
-            title = element.get("title")
-            element.attrib.clear()
-            if href is None:
-                element.tag = "span"
-                continue
-            element.set("href", href)
-            element.set("rel", "nofollow noopener")
-            if title is not None:
-                element.set("title", title)
-
-
-class _EntryText(Extension):
-    def __init__(self, keep_links: bool) -> None:
-        super().__init__()
+    def __init__(self, parser: Any = None, keep_links: bool = True) -> None:
+        super().__init__(parser)
         self.keep_links = keep_links
 
-    def extendMarkdown(self, md: markdown.Markdown) -> None:
-        md.preprocessors.deregister("html_block")
-        for name in _REFUSED_INLINE:
-            md.inlinePatterns.deregister(name)
-        md.treeprocessors.register(_Links(md, self.keep_links), "entry_links", 0)
+    def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        # Quotes are text outside attributes, as the pages write them elsewhere.
+        return html.escape(tokens[idx].content, quote=False)
+
+    def link_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        token = tokens[idx]
+        href = safe_href(str(token.attrGet("href") or "")) if self.keep_links else None
+        title = token.attrGet("title")
+        # What each open link became, for its closing token: links are rendered in order.
+        env.setdefault("spans", []).append(href is None)
+        if href is None:
+            return "<span>"
+        token.attrs = {"href": href, "rel": "nofollow noopener"}
+        if title is not None:
+            token.attrs["title"] = title
+        opened: str = self.renderToken(tokens, idx, options, env)
+        return opened
+
+    def link_close(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        spans = env.get("spans")
+        return "</span>" if spans and spans.pop() else "</a>"
 
 
 @cache
-def _renderer(keep_links: bool) -> markdown.Markdown:
-    return markdown.Markdown(extensions=[_EntryText(keep_links)], output_format="html")
+def _renderer(keep_links: bool) -> MarkdownIt:
+    """CommonMark (markdown-it-py, whose parsing is linear in the text however it is
+    written: a stranger's prose cannot make a page take minutes), with raw HTML off (`<script>`
+    and `B < 32` come out as text) and images off (nothing loads from another host)."""
+    parser = MarkdownIt("commonmark", {"html": False}, renderer_cls=_EntryRenderer)
+    parser.disable("image")
+    parser.renderer = _EntryRenderer(parser, keep_links)
+    return parser
 
 
 @lru_cache(maxsize=4096)
 def block(text: str, keep_links: bool = True) -> str:
     """Paragraphs of entry text as HTML; with `keep_links` False, its links as their text."""
-    renderer = _renderer(keep_links)
-    renderer.reset()
     # One line: MkDocs's Markdown extensions that act on lines (fences, snippets, admonitions)
     # then never see a line of entry text; a newline as a character reference is the same
     # character to the browser, inside <pre> too.
-    return renderer.convert(text).replace("\n", "&#10;")
+    rendered: str = _renderer(keep_links).render(text)
+    return rendered.rstrip("\n").replace("\n", "&#10;")
 
 
 def inline(text: str, keep_links: bool = True) -> str:
