@@ -1,19 +1,27 @@
-"""Adversarial formulas against the symbolic budget: the worst entry `kb check` accepts must
-evaluate (`kb eval`, which simplifies and typesets the intensity) within 3x of the seed
-entries, measured in the same run.
+"""Hostile entries against the budgets: whatever `kb check` accepts must evaluate, format
+and render within 10x of a seed entry, measured in the same run.
 
 Run from the repository root, after `pip install -e '.[test]'`:
 
-    .venv/bin/python benchmarks/bench_adversarial.py [--repeat 3]
+    .venv/bin/python benchmarks/bench_adversarial.py [--repeat 3] [--no-site]
 
-Each formula is written into an entry of a temporary copy of the knowledge base; those that
-`kb check` refuses are listed as refused (with the code that refused them), the others are
-timed with `kb eval ID --format json` in fresh processes (median of --repeat runs).
+Two kinds of attack, each written into a temporary copy of the knowledge base; those that
+`kb check` refuses are listed as refused (with the codes that refused them):
+
+- formulas against the symbolic budget (the shapes that make sympy slow), timed with
+  `kb eval ID --format json` in fresh processes (median of --repeat runs); target 3x;
+- whole entries at the schema's limits (benchmarks/attacks.py: 50 derived values, 50
+  workarounds, 50 checks, a verdict that flips everywhere, pathological Markdown near the
+  file's size limit, 100 claims, 20 aliases), each timed with `kb eval`, `kb fmt` (on a copy
+  of the file) and the site build of a knowledge base holding it alone (`mkdocs build`,
+  against the same build with a seed entry alone; both less the build of no entry at all,
+  so that the entry's own cost is compared); target 10x.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import statistics
@@ -24,6 +32,9 @@ import time
 from pathlib import Path
 
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
+
+sys.path.insert(0, str(Path(__file__).parent))
+import attacks
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 KB = Path(sys.executable).parent / "kb"
@@ -92,9 +103,111 @@ def timed(command: list[str], cwd: Path, repeat: int) -> float:
     return statistics.median(runs)
 
 
+#: What a site build of one entry reads besides the entry and the catalog.
+SITE_PARTS = ("hardware", "schema", "site", "mkdocs.yml", "README.md", "CONTRIBUTING.md")
+
+
+def site_build(entry: Path | None, folder: Path, repeat: int) -> float:
+    """Seconds for `mkdocs build` of a knowledge base holding `entry` alone (or no entry)."""
+    root = folder / "site-kb"
+    shutil.rmtree(root, ignore_errors=True)
+    for part in SITE_PARTS:
+        source = REPOSITORY / part
+        if source.is_dir():
+            shutil.copytree(source, root / part)
+        else:
+            shutil.copyfile(source, root / part)
+    (root / "entries").mkdir()
+    if entry is not None:
+        target = root / "entries" / entry.parent.name / entry.name
+        target.parent.mkdir()
+        text = entry.read_text("utf-8")
+        # Alone: its links to entries left behind would be errors of their own.
+        target.write_text(re.sub(r"^related:\n(?:  .*\n)+", "", text, flags=re.M), "utf-8")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "XDG_CACHE_HOME": str(folder / "cache")}
+    command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(root / "mkdocs.yml")]
+    runs = []
+    for _ in range(repeat):
+        shutil.rmtree(folder / "cache", ignore_errors=True)  # cold: the entry is evaluated
+        start = time.perf_counter()
+        done = subprocess.run(command, env=env, capture_output=True)
+        runs.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            raise SystemExit(f"the site build of {entry} failed: {done.stderr.decode()[-2000:]}")
+    return statistics.median(runs)
+
+
+def formatted(path: Path, folder: Path, repeat: int) -> float:
+    """Seconds for `kb fmt` of a copy of the entry at `path`, in a knowledge base of its own
+    (the copy is written anew before each run, so that every run formats it)."""
+    root = folder / "fmt-kb"
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(REPOSITORY / "hardware", root / "hardware")
+    target = root / "entries" / path.parent.name / path.name
+    target.parent.mkdir(parents=True)
+    runs = []
+    for _ in range(repeat):
+        shutil.copyfile(path, target)
+        start = time.perf_counter()
+        done = subprocess.run([str(KB), "fmt", str(target)], cwd=root, capture_output=True)
+        runs.append(time.perf_counter() - start)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"kb fmt failed on {path}: {done.stderr.decode()[-2000:]}")
+    return statistics.median(runs)
+
+
+def whole_entries(root: Path, folder: Path, repeat: int, site: bool) -> float:
+    """Time each whole-entry attack against a seed entry; the worst ratio."""
+    devices = sorted(p.stem for p in (root / "hardware").glob("*.yaml"))
+    written = []
+    for attack in attacks.ATTACKS:
+        data = attack()
+        if attack is attacks.checks:
+            data = attacks.with_checks(data, devices)
+        path = root / "entries" / f"{data['id']}.yaml"
+        path.write_text(attacks.entry_text(data), encoding="utf-8")
+        written.append((attack.__name__, data["id"], path))
+    seed = root / "entries" / f"{SEEDS[1]}.yaml"
+    empty = site_build(None, folder, repeat) if site else 0.0
+
+    def costs(entry_id: str, path: Path) -> dict[str, float]:
+        found = {
+            "eval": timed([str(KB), "eval", entry_id, "--format", "json"], root, repeat),
+            "fmt": formatted(path, folder, repeat),
+        }
+        if site:
+            found["site"] = max(site_build(path, folder, repeat) - empty, 1e-3)
+        return found
+
+    base = costs(SEEDS[1], seed)
+    print(f"\nwhole entries, against {SEEDS[1]}")
+    shown = "   ".join(f"{k} {v:5.2f} s" for k, v in base.items())
+    print(
+        f"  {'seed':<14} {shown}" + (f"   (site build of no entry: {empty:.2f} s)" if site else "")
+    )
+    worst = 0.0
+    for name, entry_id, path in written:
+        checked = subprocess.run(
+            [str(KB), "check", "--format", "json", str(path.relative_to(root))],
+            cwd=root,
+            capture_output=True,
+        )
+        if checked.returncode != 0:
+            codes = sorted(set(re.findall(r'"code": "(KB\d+)"', checked.stdout.decode())))
+            print(f"  {name:<14} refused by kb check: {', '.join(codes)}")
+            continue
+        found = costs(entry_id, path)
+        ratios = {k: found[k] / base[k] for k in found}
+        worst = max(worst, *ratios.values())
+        shown = "   ".join(f"{k} {found[k]:5.2f} s {ratios[k]:5.2f}x" for k in found)
+        print(f"  {name:<14} {shown}")
+    return worst
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-site", action="store_true", help="leave out the site builds")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -138,6 +251,9 @@ def main() -> None:
         ratio = worst / max(seeds.values())
         verdict = "met" if ratio <= 3 else "MISSED"
         print(f"\nworst accepted / slowest seed   {ratio:.2f}x   target <= 3: {verdict}")
+        entries = whole_entries(root, Path(folder), args.repeat, not args.no_site)
+        verdict = "met" if entries <= 10 else "MISSED"
+        print(f"\nworst whole entry / seed        {entries:.2f}x   target <= 10: {verdict}")
 
 
 if __name__ == "__main__":

@@ -233,3 +233,18 @@ def test_mathml_is_written_from_data_and_refuses_what_is_not_mathml() -> None:
             mathml.render(hostile)
     with pytest.raises(mathml.MathMLError):
         mathml.tree("<mi>x</mo>")
+
+
+def test_a_hand_written_page_at_a_generated_pages_address_is_refused(repository: Path) -> None:
+    """The plugin used to drop the hand-written page without a word."""
+    page = repository / "site" / "devices" / "index.md"
+    page.parent.mkdir()
+    page.write_text("# My own device list\n", "utf-8")
+
+    done = mkdocs(repository)
+
+    assert done.returncode == 1
+    assert (
+        f"bottleneck-kb: {repository / 'site'}/devices/index.md is where the site's generated "
+        "page devices/index.md goes; move or rename that file"
+    ) in done.stderr

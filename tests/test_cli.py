@@ -20,7 +20,7 @@ from bottleneck_kb.cli import main
 from bottleneck_kb.diagnostics import Diagnostic, Severity
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 
-from .conftest import console_script, copy_repository, counted
+from .conftest import REPOSITORY, console_script, copy_repository, counted
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> Result:
@@ -131,6 +131,30 @@ def test_a_missing_path_is_an_error(kb_root: Path) -> None:
     result = run("check", "--root", str(kb_root), str(kb_root / "entries" / "nope.yaml"))
     assert result.exit_code == 1
     assert "entries/nope.yaml:1:1: KB011 no such file or directory" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "echoed"),
+    [
+        (
+            ["eval", "gemm/decode-weight-gemm", "--set", "B=1\n::error::pwned"],
+            "'B=1\\n::error::pwned'",
+        ),
+        (["eval", "gemm/decode-weight-gemm", "a\n::error::p"], "(a\\n::error::p)"),
+        (["check", "--select", "KB\x1b[2J"], "KB\\x1b[2J"),
+        (["--bogus\n::warning::x"], "--bogus\\n::warning::x"),
+    ],
+)
+def test_a_refused_command_line_value_is_echoed_on_one_line(args: list[str], echoed: str) -> None:
+    """A usage error quotes what was given: a line break in it must not start a line that a
+    CI runner would read as a workflow command, nor a control character reach the terminal."""
+    done = console_script(*args, cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = done.communicate(timeout=60)
+    said = (out + err).decode()
+    assert done.returncode == 2
+    assert echoed in said, said
+    assert not any(line.lstrip().startswith("::") for line in said.splitlines())
+    assert "\x1b" not in said
 
 
 def test_usage_error_exits_2() -> None:

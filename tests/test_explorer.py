@@ -751,6 +751,33 @@ def test_out_of_range_and_invalid_values_in_a_link_are_clamped_or_ignored_with_a
     assert list(table(page)) == [H100]
 
 
+def test_a_link_is_read_in_proportion_to_what_a_page_writes(browser: Browser) -> None:
+    """A stranger's link: a device named 400 times is one device, 400 unknown
+    ones are a dozen notes and a count, and a link past its length or parts is not read."""
+    many = ",".join([H100] * 400)
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={many}")
+    assert list(table(page)) == [H100]
+    unknown = ",".join(f"gpu-{i}" for i in range(400))
+    page = browser.open(f"{entry_url(LM_HEAD)}#@on={unknown}")
+    notes = page.locator(".kb-x-notes li").all_text_contents()
+    assert notes[:2] == [
+        "ignored unknown device \u201cgpu-0\u201d",
+        "ignored unknown device \u201cgpu-1\u201d",
+    ]
+    assert notes[-1] == "and 388 more" and len(notes) == 13
+    page = browser.open(f"{entry_url(LM_HEAD)}#B=2&" + "&".join(["x=1"] * 300))
+    assert page.locator(".kb-x-notes li").all_text_contents() == [
+        "ignored the link's state: it has more than 200 parts"
+    ]
+    page = browser.open(f"{entry_url(LM_HEAD)}#B=2&x=" + "1" * 9000)
+    assert page.locator(".kb-x-notes li").all_text_contents() == [
+        "ignored the link's state: it is longer than 8192 characters"
+    ]
+    page = browser.open(f"compare/#@entries={','.join([LM_HEAD] * 100)}")
+    assert page.locator(".kb-compare input[data-entry]:checked").count() == 1
+    assert browser.errors == []
+
+
 def test_a_value_past_a_range_end_is_shown_as_given(browser: Browser) -> None:
     page = browser.open(f"{entry_url(LM_HEAD)}#B=512.0000000001&d=1e-400")
     assert page.locator(".kb-x-notes li").all_text_contents() == [

@@ -580,6 +580,35 @@ def test_kb_fmt_keeps_the_owner(kb: Path) -> None:
     assert (entry.stat().st_uid, entry.stat().st_gid) == (1234, 5678)
 
 
+def test_kb_fmt_keeps_extended_attributes_or_says_it_cannot(
+    kb: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = kb / "entries" / "fixtures" / "labelled.yaml"
+    entry.write_text(MESSY.replace("x/a", "fixtures/labelled"), encoding="utf-8")
+    try:
+        os.setxattr(entry, "user.reviewed", b"yes")
+    except OSError:
+        pytest.skip("this file system keeps no extended attributes")
+    assert run("fmt", "--root", str(kb), str(entry)).exit_code == 0
+    assert os.getxattr(entry, "user.reviewed") == b"yes"
+    assert entry.read_text("utf-8") == CANONICAL.replace("x/a", "fixtures/labelled")
+
+    entry.write_text(MESSY.replace("x/a", "fixtures/labelled"), encoding="utf-8")
+    os.setxattr(entry, "user.reviewed", b"yes")
+
+    def refuse(*args: object) -> None:
+        raise PermissionError("not allowed")
+
+    monkeypatch.setattr(os, "setxattr", refuse)  # a label the user may read but not set
+    result = run("fmt", "--root", str(kb), str(entry))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "entries/fixtures/labelled.yaml: left as it was: has the extended attribute "
+        "user.reviewed, which a rewritten file cannot keep\n"
+    )
+    assert entry.read_text("utf-8") == MESSY.replace("x/a", "fixtures/labelled")
+
+
 def test_a_link_is_not_rewritten_and_not_refused(kb: Path) -> None:
     """kb check reads through a link inside the repository; kb fmt failed on it every run."""
     folder = kb / "entries" / "fixtures"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import schemas
 from .diagnostics import Diagnostic, Severity, error, sorted_diagnostics
+from .evaluation import evaluation_cost
 from .kb import (
     ALIASES,
     ENTRIES,
@@ -77,6 +78,7 @@ class EntryChecks:
         formulas, problems = parse_formulas(entry)
         catalog = self.catalog
         able: tuple[Device, ...] = ()
+        cost = None
         if formulas is not None:
             key = (entry.intensity.dtype, tuple(figures_needed(formulas)))
             known = self._runnable.get(key)
@@ -84,11 +86,13 @@ class EntryChecks:
                 devices = catalog.devices.values()
                 known = self._runnable[key] = tuple(runnable(entry, formulas, devices))
             able = known
+            cost = evaluation_cost(entry, formulas, len(able))
         context = Context(
             catalog.devices,
             formulas,
             tuple(problems),
             able,
+            cost,
             broken_devices=catalog.broken,
             hardware_folder=catalog.folder,
             published=self.published,

@@ -150,7 +150,24 @@ def _format_option(kind: str, default: str | None, said: str | None = None) -> C
 
 class _Commands(click.Group):
     """Every command's errors become messages: a KBError is located and exits 1; anything
-    else is a bug in kb, said as one, and exits 2. Never a traceback."""
+    else is a bug in kb, said as one, and exits 2. Never a traceback. A usage error echoes
+    what was given on one line, neutralised as text from a file is (a value with a line
+    break must not start a line of a CI log as a workflow command)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        from .diagnostics import one_line
+
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.ClickException as exc:
+            exc.message = one_line(exc.message)
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
         from .errors import BadRequest, KBError

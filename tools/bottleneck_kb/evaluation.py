@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from .errors import BadRequest, KBError
-from .formula import FormulaError
+from .formula import Formula, FormulaError
 from .model import Device, Entry, WrittenFormula
 from .numbers import exact_number, format_seconds, number
 from .roofline import (
@@ -27,6 +27,7 @@ from .roofline import (
     check_failures,
     checked_values,
     describe,
+    device_figures,
     evaluate,
     explain,
     missing_figures,
@@ -44,6 +45,16 @@ if TYPE_CHECKING:
 #: found; both bound the work a hostile range can ask for.
 CROSSOVER_SAMPLES = 64
 BISECTION_STEPS = 60
+#: The most formula steps (nodes of formulas evaluated, `Formula.size`) one evaluation of an
+#: entry on the catalog may take, counted before it runs (`evaluation_cost`): an entry past
+#: it is refused by `kb check` (KB416) and by every command, so that nothing `kb check`
+#: accepts takes a command or the site build much longer than a real card (the cards of
+#: this repository take 5,000 to 50,000; a step costs about a microsecond).
+EVALUATION_BUDGET = 3_000_000
+#: The most formula steps the bisection of crossovers may take in one evaluation: the number
+#: of flips is known only once the ranges are sampled (a sawtooth flips at every sample).
+#: Past it, a flip is placed at the first sample past it rather than bisected.
+BISECTION_BUDGET = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +126,53 @@ class EntryEvaluation:
         """`B=1, k=4`: the values of the symbols that change a number shown (a workaround's
         formulas' too, where it does not set them itself)."""
         return describe(self.values, self.formulas, reader_symbols(self.entry, self.formulas))
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """What evaluating an entry on `devices` devices costs in formula steps, by part: the
+    results, the workarounds, the checks and the sweeps for crossovers (their bisection is
+    bounded apart, by BISECTION_BUDGET)."""
+
+    devices: int
+    parts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.parts.values())
+
+    @property
+    def largest(self) -> str:
+        return max(self.parts, key=self.parts.__getitem__)
+
+
+def evaluation_cost(entry: Entry, formulas: Formulas, devices: int) -> Cost:
+    """The formula steps `evaluate_entry` takes for `entry` on `devices` devices, as the
+    sizes of its formulas and the number of times each is evaluated give them."""
+    figures = frozenset(device_figures())
+    derived = sum(parsed.size for _, parsed in formulas.derived)
+
+    def roofs(replacements: Mapping[str, Formula]) -> tuple[int, int]:
+        """Steps at one point: those every device shares, and those of each device."""
+        chosen = {"flops": formulas.flops, "bytes": formulas.bytes, **formulas.others}
+        chosen.update(replacements)
+        each = sum(f.size for f in chosen.values() if not f.symbols.isdisjoint(figures))
+        return sum(f.size for f in chosen.values()) - each, each
+
+    shared, each = roofs({})
+    one = shared + devices * (each + derived)
+    modeled = [i for i, w in enumerate(entry.workarounds) if w.model is not None]
+    workarounds = 0
+    for index in modeled:
+        shared_w, each_w = roofs(formulas.replacements(index))
+        workarounds += shared_w + devices * (each_w + derived)
+    checks = sum(len(check.devices) * (shared + each + derived) for check in entry.checks)
+    swept = sum(
+        1 for s in entry.scales_with if s.symbol in formulas.symbols and s.range is not None
+    )
+    sweeps = swept * CROSSOVER_SAMPLES * (shared + devices * each)
+    parts = {"results": one, "workarounds": workarounds, "checks": checks, "sweeps": sweeps}
+    return Cost(devices, parts)
 
 
 def select_devices(
@@ -204,6 +262,10 @@ def evaluate_entry(
     # Checks and workarounds run at values of their own: on every device with the figures
     # (`able`), whether or not it can run the reader's (`devices`).
     able, skipped = select_devices(entry, formulas, catalog, on, broken)
+    cost = evaluation_cost(entry, formulas, len(able))
+    if cost.total > EVALUATION_BUDGET:
+        at = entry.source.error_at("", budget_pointer(entry, cost), "", key=True)
+        raise KBError(over_budget(cost), "kb check refuses it", at.path, at.line, at.col)
     beyond = beyond_bounds(formulas, able, values)
     devices = [d for d in able if d.id not in beyond]
     skipped += [Skipped(device, why) for device, why in beyond.items()]
@@ -212,11 +274,16 @@ def evaluate_entry(
         order = sorted(range(len(results)), key=lambda i: (results[i].time, results[i].device))
         results = [results[i] for i in order]
         devices = [devices[i] for i in order]
+    allowance = Allowance(BISECTION_BUDGET)
     swept = [
         found
         for symbol in entry.scales_with
         if symbol.symbol in formulas.symbols
-        and (found := crossovers(entry, formulas, devices, symbol.symbol, overrides, basis))
+        and (
+            found := crossovers(
+                entry, formulas, devices, symbol.symbol, overrides, basis, allowance
+            )
+        )
         is not None
     ]
     by_device = {
@@ -281,6 +348,26 @@ def evaluate_entry(
     )
 
 
+def budget_pointer(entry: Entry, cost: Cost) -> tuple[str, ...]:
+    """Where the entry spends most of its evaluation: the key an error past the budget
+    points at."""
+    return {
+        "results": ("derived",) if entry.derived else ("arithmetic_intensity",),
+        "workarounds": ("workarounds",),
+        "checks": ("checks",),
+        "sweeps": ("scales_with",),
+    }[cost.largest]
+
+
+def over_budget(cost: Cost) -> str:
+    """What KB416 and the commands say of an entry past the evaluation budget."""
+    return (
+        f"evaluating this entry on the {cost.devices} devices that can run it takes about "
+        f"{cost.total:,} formula steps, past the budget of {EVALUATION_BUDGET:,}; its "
+        f"{cost.largest} take {cost.parts[cost.largest]:,}"
+    )
+
+
 def reader_symbols(entry: Entry, formulas: Formulas) -> frozenset[str]:
     """The symbols whose values, typical or set, change a number shown: those the entry's
     formulas read, and a workaround's where it does not set them itself."""
@@ -311,6 +398,13 @@ def _check(entry: Entry, formulas: Formulas, device: Device, index: int) -> Chec
     return CheckOutcome(index, check.claim, device.id, not failures, detail)
 
 
+@dataclass(slots=True)
+class Allowance:
+    """Formula steps left for the bisection of crossovers in one evaluation."""
+
+    left: int
+
+
 def crossovers(
     entry: Entry,
     formulas: Formulas,
@@ -318,12 +412,15 @@ def crossovers(
     symbol: str,
     overrides: Mapping[str, float] | None = None,
     basis: Basis = DATASHEET,
+    allowance: Allowance | None = None,
 ) -> list[list[Crossover]] | None:
     """Where the verdict on each of `devices` flips as `symbol` sweeps its declared range,
     holding the rest at their typical (or overridden) values: each sample whose verdict
     differs from the one before, bisected down to where it flips (an entry with more than two
     roofs may flip more than once: memory, then compute, then interconnect). One Crossover
-    with no place where it never flips. None when the symbol has no range."""
+    with no place where it never flips. None when the symbol has no range. Bisection takes
+    formula steps from `allowance` (by default BISECTION_BUDGET of its own); once it runs
+    out, a flip is placed at the first sample past it."""
     declared = entry.symbols[symbol]
     if declared.range is None:
         return None
@@ -336,7 +433,16 @@ def crossovers(
     found: dict[int, list[Crossover]] = {}
     for top, indices in tops.items():
         chosen = [devices[i] for i in indices]
-        flips = _flips(entry, formulas, chosen, symbol, (lo, max(lo, top)), base, basis)
+        flips = _flips(
+            entry,
+            formulas,
+            chosen,
+            symbol,
+            (lo, max(lo, top)),
+            base,
+            basis,
+            allowance or Allowance(BISECTION_BUDGET),
+        )
         found.update(zip(indices, flips, strict=True))
     return [found[i] for i in range(len(devices))]
 
@@ -359,9 +465,12 @@ def _flips(
     swept: tuple[float, float],
     base: Mapping[str, float],
     basis: Basis,
+    allowance: Allowance,
 ) -> list[list[Crossover]]:
     """Each device's crossovers as `symbol` sweeps `swept`, the rest held at `base`."""
     lo, hi = swept
+    # What one bisection step evaluates: the roof formulas at a new point, on one device.
+    step = formulas.flops.size + formulas.bytes.size + sum(f.size for f in formulas.others.values())
 
     def verdicts_at(chosen: Sequence[Device], x: float) -> list[str]:
         # FLOPs and bytes at a point do not depend on the device: one work judged on each.
@@ -398,8 +507,9 @@ def _flips(
         for left, right, below in flips[i]:
             for _ in range(BISECTION_STEPS):
                 middle = _midpoint(left, right)
-                if middle in (left, right):
+                if middle in (left, right) or allowance.left < step:
                     break
+                allowance.left -= step
                 if verdicts_at([device], middle)[0] == below:
                     left = middle
                 else:

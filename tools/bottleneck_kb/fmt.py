@@ -360,6 +360,17 @@ class ChangedMeanwhile(OSError):
     """The file is no longer what kb fmt read: someone saved it while kb fmt ran."""
 
 
+def _extended_attributes(path: Path) -> dict[str, bytes]:
+    """The file's extended attributes (a label, an ACL), which a new file must carry too;
+    none where the system or the file system keeps none."""
+    if not hasattr(os, "listxattr"):
+        return {}
+    try:
+        return {name: os.getxattr(path, name) for name in os.listxattr(path)}
+    except OSError:
+        return {}
+
+
 class KeptAsItIs(OSError):
     """The file is not replaced: a new file in its place would not be the same file to its
     other names, or to an owner who made it read-only."""
@@ -384,12 +395,24 @@ def write_atomic(path: Path, text: str, read: str | None = None) -> None:
         )
     if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
         raise KeptAsItIs("is read-only")
+    attributes = _extended_attributes(path)
     temporary = written_beside(path, text)
     try:
         os.chmod(temporary, mode)
         if (status.st_uid, status.st_gid) != (os.geteuid(), os.getegid()):
-            with contextlib.suppress(PermissionError):  # only root may give a file away
+            try:  # only root may give a file away
                 os.chown(temporary, status.st_uid, status.st_gid)
+            except PermissionError:
+                raise KeptAsItIs(
+                    "belongs to another user or group, which a rewritten file cannot keep"
+                ) from None
+        for name, value in attributes.items():
+            try:
+                os.setxattr(temporary, name, value)
+            except OSError:
+                raise KeptAsItIs(
+                    f"has the extended attribute {name}, which a rewritten file cannot keep"
+                ) from None
         if read is not None and path.read_bytes() != read.encode("utf-8"):
             raise ChangedMeanwhile("changed after kb fmt read it; run kb fmt again")
         os.replace(temporary, path)

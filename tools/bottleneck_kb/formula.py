@@ -98,6 +98,9 @@ class Formula:
     #: The tree compiled to nested closures once, because entries are evaluated many times
     #: (every device, every check, every step of a crossover search).
     program: Callable[[Mapping[str, float]], float] = field(compare=False, repr=False)
+    #: Nodes of the tree: what one evaluation of the formula costs, in the unit the
+    #: evaluation budget counts (`roofline.EVALUATION_BUDGET`).
+    size: int = field(default=1, compare=False, repr=False)
 
 
 Bounds = tuple[float, float]
@@ -299,7 +302,8 @@ def parse(text: str, declared: Collection[str], usable: Collection[str] | None =
         text, declared_set, declared_set if usable is None else frozenset(usable)
     )
     program = validator.check(tree, 1)
-    return Formula(text=text, tree=tree, symbols=frozenset(validator.used), program=program)
+    size = sum(1 for _ in ast.walk(tree))
+    return Formula(text, tree, frozenset(validator.used), program, size)
 
 
 #: The first character a formula may not hold: outside printable ASCII (so line breaks too),

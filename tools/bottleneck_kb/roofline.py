@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
 from types import MappingProxyType
+from typing import Any
 
 from . import formula
 from .diagnostics import Diagnostic
@@ -129,8 +130,9 @@ class Formulas:
     #: The device figures symbols are bounded by (`at_most`), as (symbol, figure).
     bounds: tuple[tuple[str, str], ...] = ()
     worked: dict[_WorkKey, Work] = field(default_factory=dict, compare=False, repr=False)
-    #: figures_needed's answer, found once: every device of every sweep step asks it.
-    needed: list[tuple[str, ...]] = field(default_factory=list, compare=False, repr=False)
+    #: What every device of every sweep step asks again, found once: figures_needed's
+    #: answer, each device's figures on each basis, the other formulas of each workaround.
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def symbols(self) -> frozenset[str]:
@@ -408,9 +410,10 @@ _ALWAYS = ("peak_flops", "memory_bandwidth")
 def figures_needed(formulas: Formulas) -> list[str]:
     """The device figures evaluating the entry reads: the compute and memory roofs', those of
     the other roofs it gives, and those its formulas name."""
-    if not formulas.needed:
-        formulas.needed.append(tuple(_figures_needed(formulas)))
-    return list(formulas.needed[0])
+    needed = formulas.memo.get("needed")
+    if needed is None:
+        needed = formulas.memo["needed"] = tuple(_figures_needed(formulas))
+    return list(needed)
 
 
 def _figures_needed(formulas: Formulas) -> list[str]:
@@ -479,7 +482,20 @@ def runnable(entry: Entry, formulas: Formulas, devices: Iterable[Device]) -> lis
 def _figures(
     entry: Entry, formulas: Formulas, device: Device, basis: Basis
 ) -> tuple[dict[str, float], dict[str, str]]:
-    """The device figures the entry reads, on `basis`, and where each came from."""
+    """The device figures the entry reads, on `basis`, and where each came from (found once
+    for each device and basis: read-only to callers)."""
+    key = ("figures", device.id, basis)
+    known = formulas.memo.get(key)
+    if known is not None and known[0] is device:
+        return known[1], known[2]
+    values, said = _read_figures(entry, formulas, device, basis)
+    formulas.memo[key] = (device, values, said)
+    return values, said
+
+
+def _read_figures(
+    entry: Entry, formulas: Formulas, device: Device, basis: Basis
+) -> tuple[dict[str, float], dict[str, str]]:
     values: dict[str, float] = {}
     said: dict[str, str] = {}
     dtype = entry.intensity.dtype
@@ -512,15 +528,18 @@ def on_device(
     figures, said = _figures(entry, formulas, device, basis)
     rate, bandwidth = figures["peak_flops"], figures["memory_bandwidth"]
     times = {COMPUTE: done.flops / rate, MEMORY: done.bytes / bandwidth}
-    env = {**done.values, **figures}
+    # The symbols and figures together, made only where a formula reads a figure.
+    env: dict[str, float] | None = None
     quantities: dict[str, float] = {}
     figure_names = device_figures()
     for name, (parsed, written) in _other_formulas(entry, formulas, done.workaround).items():
         if parsed.symbols.isdisjoint(figure_names):
             value = done.shared.get(name)
             if value is None:
-                value = done.shared[name] = _value(written, parsed, env)
+                value = done.shared[name] = _value(written, parsed, done.values)
         else:
+            if env is None:
+                env = {**done.values, **figures}
             value = _value(written, parsed, env)
         if value < 0:
             raise EvaluationError(
@@ -533,7 +552,8 @@ def on_device(
             demand = quantities[roof.quantity]
             times[roof.name] = demand / figures[roof.figure] if roof.figure else demand
     values: dict[str, float] = {}
-    if derived:
+    if derived and formulas.derived:
+        env = {**done.values, **figures}
         for (name, parsed), item in zip(formulas.derived, entry.derived, strict=True):
             values[name] = env[name] = _value(item.formula, parsed, env)
     capacity = figures.get("memory_capacity") if "footprint" in quantities else None
@@ -585,7 +605,18 @@ def no_dense_peak(device: Device, dtype: str) -> str:
 def _other_formulas(
     entry: Entry, formulas: Formulas, workaround: int | None
 ) -> dict[str, tuple[formula.Formula, WrittenFormula]]:
-    """The other roofs' formulas (parsed, as written), a workaround's replacing the entry's."""
+    """The other roofs' formulas (parsed, as written), a workaround's replacing the entry's
+    (found once for each workaround: read-only to callers)."""
+    key = ("others", workaround)
+    known: dict[str, tuple[formula.Formula, WrittenFormula]] | None = formulas.memo.get(key)
+    if known is None:
+        known = formulas.memo[key] = _choose_other_formulas(entry, formulas, workaround)
+    return known
+
+
+def _choose_other_formulas(
+    entry: Entry, formulas: Formulas, workaround: int | None
+) -> dict[str, tuple[formula.Formula, WrittenFormula]]:
     chosen: dict[str, tuple[formula.Formula, WrittenFormula]] = {}
     for name, parsed in formulas.others.items():
         written = getattr(entry.intensity, name)

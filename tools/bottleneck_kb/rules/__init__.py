@@ -62,6 +62,7 @@ from ..diagnostics import Diagnostic, Severity
 from ..kb import HARDWARE
 
 if TYPE_CHECKING:
+    from ..evaluation import Cost
     from ..model import Device
     from ..roofline import Formulas
 
@@ -230,6 +231,9 @@ class Context:
     formula_problems: tuple[Diagnostic, ...] = ()
     #: The devices with every figure the entry's formulas read, found once for its rules.
     runnable: tuple[Device, ...] = ()
+    #: What evaluating the entry on `runnable` costs (evaluation_cost), where its formulas
+    #: parse: past the budget, the rules that evaluate it leave it to KB416.
+    cost: Cost | None = None
     #: Device id -> the file of hardware/ that would define it but has errors (Catalog.broken).
     broken_devices: Mapping[str, str] = field(default_factory=dict)
     #: The folder `devices` were read from, as messages name it (Catalog.folder).
@@ -246,6 +250,15 @@ class Context:
     #: For knowledge-base checks: the kinds whose schema is missing from a schema/ folder
     #: that publishes the other kind's (schemas.unpublished).
     unpublished_schemas: frozenset[str] = frozenset()
+
+    @property
+    def evaluable(self) -> bool:
+        """The entry's formulas parse and evaluating it stays within the budget."""
+        from ..evaluation import EVALUATION_BUDGET
+
+        return self.formulas is not None and (
+            self.cost is None or self.cost.total <= EVALUATION_BUDGET
+        )
 
 
 def _import_all() -> None:

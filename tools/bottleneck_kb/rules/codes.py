@@ -43,6 +43,7 @@ KB211  known-namespace              namespaces
 KB212  known-related                related
 KB213  related-not-self             related
 KB214  alias-not-taken              identity
+KB215  page-not-taken               identity
 KB220  year-matches-arxiv           references
 KB221  claim-names-a-reference      claims
 KB222  claim-names-a-check          claims
@@ -68,9 +69,11 @@ KB412  derived-order                derived
 KB413  derived-name-unique          derived
 KB414  reserved-name                derived
 KB415  known-derived                derived
+KB416  evaluation-budget            formulas
 KB501  no-raw-html                  markup
 KB502  no-images                    markup
 KB503  link-scheme                  markup
+KB504  text-budget                  markup
 """
 
 

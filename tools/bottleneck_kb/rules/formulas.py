@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 
 from ..budget import cost, power_problem, ratio_cost
 from ..diagnostics import Diagnostic
+from ..evaluation import CROSSOVER_SAMPLES, EVALUATION_BUDGET, budget_pointer, over_budget
 from ..model import Entry, Located
 from ..numbers import number
 from ..roofline import FORMULA
@@ -17,6 +18,7 @@ OUT_OF_RANGE = "KB403"
 UNKNOWN_OVERRIDE = "KB404"
 SYMBOLIC_BUDGET = "KB408"
 UNREAD_BOUND = "KB409"
+EVALUATION_BUDGET_CODE = "KB416"
 
 
 @rule(FORMULA, "formula", Scope.ENTRY)
@@ -333,3 +335,61 @@ def bounded_symbol_read(entry: Entry, context: Context) -> Iterable[Diagnostic]:
                 "leave at_most out, or use the symbol in a formula",
                 at=("at_most",),
             )
+
+
+#: A derived formula of about 1,000 characters (its terms grouped: the language nests at
+#: most 64 deep), for the failing example of KB416.
+_LONG = " + ".join(["(" + " + ".join(["B * N"] * 8) + ")"] * 15)
+_MANY_DERIVED = ", ".join(
+    f'{{name: v{i}, formula: "{_LONG}", unit: x, description: d.}}' for i in range(50)
+)
+_MANY_CHECKS = ", ".join(
+    f"{{claim: c{i}., set: {{B: {i + 1}}}, devices: [nvidia-h100-sxm, amd-instinct-mi300x], "
+    "expect: {bound_by: memory}}"
+    for i in range(50)
+)
+
+
+def within_evaluation_budget(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    found = context.cost
+    if found is None or found.total <= EVALUATION_BUDGET:
+        return
+    yield entry.source.error_at(
+        EVALUATION_BUDGET_CODE,
+        budget_pointer(entry, found),
+        over_budget(found),
+        "fewer or shorter derived values, checks or workarounds; a check names the devices "
+        "its claim is about, not every device",
+        key=True,
+    )
+
+
+within_evaluation_budget.__doc__ = f"""An entry's evaluation stays within the budget of
+    formula steps that every command and the site spend on it.
+
+    ## What it checks
+    The formula steps evaluating the entry on the devices that can run it takes (each
+    formula's size in nodes, times how often it is evaluated: once a device for the results,
+    again for each workaround, on each device of each check, at {CROSSOVER_SAMPLES} points of
+    every swept range) are at most {EVALUATION_BUDGET:,}. It is counted on the formulas, not
+    timed, so it is the same on every machine; the cards of this repository take 5,000 to
+    50,000.
+    ## Why it matters
+    `kb eval`, the site build and the explorer do this work for every reader and every build:
+    an entry within every schema limit (50 derived values of 1,000 characters, 50 checks on
+    every device) would otherwise take minutes where a real card takes a second, and every
+    command refuses an entry past the budget.
+    ## How to fix
+    Keep derived values to what a reader needs; a check names the devices its claim is
+    about; one workaround a way around the bottleneck.
+    ## Fails
+    ```yaml
+    derived: [{_MANY_DERIVED}]
+    checks: [{_MANY_CHECKS}]
+    ```
+    ## Passes
+    ```yaml
+    derived: [{{name: weight_bytes, formula: 2 * N, unit: B, description: Bytes of weights.}}]
+    ```
+    """
+rule(EVALUATION_BUDGET_CODE, "evaluation-budget", Scope.ENTRY)(within_evaluation_budget)

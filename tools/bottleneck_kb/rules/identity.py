@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from .. import schemas
+from ..addresses import FIXED_PAGES, device_page, entry_page, output_files
 from ..diagnostics import Diagnostic, error
 from ..kb import DUPLICATE_ID
 from ..model import Device, Entry
@@ -14,6 +15,7 @@ from . import Context, Scope, rule
 ID_PATH = "KB201"
 ALIAS_TAKEN = "KB214"
 DEVICE_ID = "KB203"
+PAGE_COLLISION = "KB215"
 
 
 class Summary(NamedTuple):
@@ -248,3 +250,76 @@ def aliases_not_taken(summaries: Sequence[Summary], context: Context) -> Iterabl
                     f"alias '{alias}' is also an alias of {', '.join(others)}",
                     "keep the alias on the one entry the old id now means",
                 )
+
+
+@rule(PAGE_COLLISION, "page-not-taken", Scope.KNOWLEDGE_BASE)
+def pages_not_taken(summaries: Sequence[Summary], context: Context) -> Iterable[Diagnostic]:
+    """No entry, alias or device takes the address of another page of the site.
+
+    ## What it checks
+    The page the site makes for each entry (`entries/<id>/`), alias (a redirect at the
+    former id's address) and device (`devices/<id>/`) is written to a file no other
+    generated page is written to, with directory URLs or without: a device called `index`
+    would be written over the device list.
+    ## Why it matters
+    Two pages at one address is one page lost, silently: the reader of the device list would
+    see a device instead, or a shared link would lead to the wrong page.
+    ## How to fix
+    Rename the entry or the device (keep the old id as an alias if it was published).
+    ## Fails
+    ```yaml
+    # file: hardware/index.yaml
+    id: index
+    ```
+    ## Passes
+    ```yaml
+    # file: hardware/fixture-index.yaml
+    id: fixture-index
+    ```
+    """
+    # Who claims each page, in the order that decides who keeps it: the fixed pages, every
+    # entry's id, the devices, then the aliases; a later claimant is told, where it is written.
+    Claim = tuple[str, str, tuple[str, int, int] | None]  # page, what claims it, where
+    located = {s.id: (s.path, s.line, s.col) for s in summaries}
+    claims: list[Claim] = [(page, f"the site's {page.removesuffix('.md')} page", None)
+                           for page in FIXED_PAGES]  # fmt: skip
+    claims += [
+        (entry_page(entry_id), f"entry {entry_id}", located.get(entry_id))
+        for entry_id in sorted({*context.entry_ids, *located})
+    ]
+    for device in sorted(context.devices.values(), key=lambda d: d.id):
+        line, col = device.source.value_at(("id",))
+        claims.append((device_page(device.id), f"device {device.id}", (device.path, line, col)))
+    for summary in sorted(summaries, key=lambda s: s.path):
+        claims += [
+            (entry_page(alias), f"alias {alias}", (summary.path, line, col))
+            for alias, line, col in summary.aliases
+        ]
+    owners: dict[str, Claim] = {}
+    for claim in claims:
+        page, what, at = claim
+        for output in output_files(page):
+            held = owners.setdefault(output, claim)
+            if held is claim:
+                continue
+            # One entry id twice, or an alias that is an id: KB202's and KB214's to say.
+            if held[0] == page and held[1].startswith(_NAMED) and what.startswith(_NAMED):
+                break
+            if at is not None:
+                yield _collision(*at, what, held[1])
+            break
+
+
+#: How entries' ids and aliases are named in a claim.
+_NAMED = ("entry ", "alias ")
+
+
+def _collision(path: str, line: int, col: int, what: str, holder: str) -> Diagnostic:
+    return error(
+        PAGE_COLLISION,
+        path,
+        line,
+        col,
+        f"the page of {what} would be written where {holder} is",
+        "rename it; an entry renamed keeps its old id as an alias",
+    )

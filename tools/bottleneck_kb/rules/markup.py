@@ -187,3 +187,53 @@ def link_scheme(subject: Entry | Device, context: Context) -> Iterable[Diagnosti
                         "write https://... or an arXiv id such as arXiv:2503.13565",
                         offset=found.start(1),
                     )
+
+
+TEXT_BUDGET_CODE = "KB504"
+#: The most characters of text an entry or a device file may hold in all its strings: the
+#: cards of this repository hold 5,000 to 10,000. Every page, the search index, the export
+#: and `kb fmt` handle text in proportion to its length; past this, a file would cost a build
+#: tens of times what a card costs.
+TEXT_BUDGET = 100_000
+
+
+def within_text_budget(subject: Entry | Device, context: Context) -> Iterable[Diagnostic]:
+    raw = subject.source.text
+    if len(raw) <= TEXT_BUDGET:  # nearly every file: its strings are shorter than its text
+        return
+    strings = list(_strings(subject.source.data))
+    total = sum(len(text) for _, text in strings)
+    if total <= TEXT_BUDGET or not strings:
+        return
+    pointer, longest = max(strings, key=lambda found: len(found[1]))
+    yield subject.source.error_at(
+        TEXT_BUDGET_CODE,
+        pointer,
+        f"the {_kind(subject)}'s text is {total:,} characters in all, past the budget of "
+        f"{TEXT_BUDGET:,}; this string holds {len(longest):,}",
+        "keep a card to what a reader needs; link to a longer write-up instead",
+    )
+
+
+within_text_budget.__doc__ = f"""An entry's or a device's text stays within the budget of
+    characters every page and build spends on it.
+
+    ## What it checks
+    All the strings of an entry or a device file together hold at most {TEXT_BUDGET:,}
+    characters (the cards of this repository hold 5,000 to 10,000).
+    ## Why it matters
+    The pages, the search index, the export and `kb fmt` handle text in proportion to its
+    length: a file of a megabyte of prose, within the file size limit, would make the site
+    build take tens of times what a card takes, on every build.
+    ## How to fix
+    Keep the card to what a reader needs; link to a longer write-up instead.
+    ## Fails
+    ```yaml
+    notes: "{"x" * (TEXT_BUDGET + 1)}"
+    ```
+    ## Passes
+    ```yaml
+    notes: A short note, with a [link](https://example.org/write-up) to the long one.
+    ```
+    """
+rule(TEXT_BUDGET_CODE, "text-budget", Scope.ENTRY, also=(Scope.DEVICE,))(within_text_budget)

@@ -83,8 +83,8 @@ def evaluates_everywhere(entry: Entry, context: Context) -> Iterable[Diagnostic]
                 "use a dtype the devices the entry names support",
             )
     formulas = context.formulas
-    if formulas is None:
-        return
+    if formulas is None or not context.evaluable:
+        return  # KB416 says an entry is past the evaluation budget
     if any(entry.symbols[name].typical is None for name in formulas.symbols):
         return  # symbol-has-typical says which
     found = unproven(entry, formulas, list(context.runnable))
@@ -139,8 +139,8 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ```
     """
     formulas = context.formulas
-    if formulas is None:
-        return
+    if formulas is None or not context.evaluable:
+        return  # KB416 says an entry is past the evaluation budget
     try:
         done = work(entry, formulas)
     except EvaluationError:
@@ -269,8 +269,8 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ```
     """
     formulas = context.formulas
-    if formulas is None:
-        return
+    if formulas is None or not context.evaluable:
+        return  # KB416 says an entry is past the evaluation budget
     units = {d.name: d.unit for d in entry.derived}
     for check in entry.checks:
         try:

@@ -26,7 +26,6 @@ from .prose import plain
 
 __all__ = [
     "ASSETS",
-    "COMPARE",
     "compare_body",
     "entry_script",
     "explorable",
@@ -45,7 +44,6 @@ ASSETS = {
 }
 NUMBERS, RUNTIME, EXPLORER, STYLES = ASSETS
 #: The compare page, below the docs folder.
-COMPARE = "compare.md"
 
 
 def script_path(entry_id: str) -> str:

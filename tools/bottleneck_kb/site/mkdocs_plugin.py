@@ -92,9 +92,13 @@ class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-c
             report = _LOG.error if diagnostic.severity is Severity.ERROR else _LOG.info
             report("kb check: %s", located_line(diagnostic))
         for path, content in (*site.pages.items(), *site.assets.items()):
-            existing = files.get_file_from_path(path)
-            if existing is not None:
-                files.remove(existing)
+            # A page of the docs folder at a generated page's path would be lost without a
+            # word: one of the two must move.
+            if files.get_file_from_path(path) is not None:
+                raise PluginError(
+                    f"bottleneck-kb: {config.docs_dir}/{path} is where the site's generated "
+                    f"page {path} goes; move or rename that file"
+                )
             files.append(File.generated(config, path, content=content))
         return files
 

@@ -16,6 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..addresses import (
+    COMPARE,
+    DEVICES,
+    ENTRIES_BY_BOUND,
+    ENTRIES_BY_CLASS,
+    RULES,
+    SCHEMA_REFERENCE,
+    device_page,
+    entry_page,
+    rule_page,
+)
 from ..check import check_read, checked_catalog
 from ..diagnostics import INTERNAL, Diagnostic, Severity, error
 from ..kb import KnowledgeBase
@@ -34,7 +45,7 @@ from ..numbers import times
 from ..roofline import COMPUTE, MEMORY
 from ..schemas import ENTRY, HARDWARE, documented, published, published_text, schema
 from . import charts, export, mathml
-from .explorer import COMPARE, compare_body, explorer_assets, explorer_block
+from .explorer import compare_body, explorer_assets, explorer_block
 from .formula_js import js_literal
 from .model_view import (
     EntryView,
@@ -45,17 +56,6 @@ from .model_view import (
     ridge_points,
 )
 from .prose import block, inline, plain, text
-
-ENTRIES_BY_CLASS = "entries/index.md"
-ENTRIES_BY_BOUND = "entries/bound-by.md"
-DEVICES = "devices/index.md"
-SCHEMA_REFERENCE = "reference/schema.md"
-RULES = "reference/rules.md"
-
-
-def rule_page(code: str) -> str:
-    return f"reference/rules/{code}.md"
-
 
 STYLESHEET = "assets/bottleneck-kb.css"
 EXPORT = "export/knowledge-base.json"
@@ -83,14 +83,6 @@ class Site:
     assets: dict[str, str] = field(default_factory=dict)
     #: What `kb check` finds in the knowledge base the pages were made from.
     diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
-def entry_page(entry_id: str) -> str:
-    return f"entries/{entry_id}.md"
-
-
-def device_page(device_id: str) -> str:
-    return f"devices/{device_id}.md"
 
 
 class Links:

@@ -211,10 +211,23 @@
     try { return document.getElementById(decodeURIComponent(id)) !== null; } catch (e) { return false; }
   }
 
+  /* A link is a stranger's input: past these, its state is not read (a page's own links are
+     a few hundred characters), so that no link makes the page do work out of all proportion. */
+  var MAX_FRAGMENT = 8192, MAX_PARTS = 200;
+
   function fragmentParts(fragment, notes) {
     var pairs = [];
     if (isAnchor(fragment)) return pairs;
-    fragment.replace(/^#/, "").split("&").forEach(function (part) {
+    if (fragment.length > MAX_FRAGMENT) {
+      notes.push("ignored the link's state: it is longer than " + MAX_FRAGMENT + " characters");
+      return pairs;
+    }
+    var parts = fragment.replace(/^#/, "").split("&");
+    if (parts.length > MAX_PARTS) {
+      notes.push("ignored the link's state: it has more than " + MAX_PARTS + " parts");
+      return pairs;
+    }
+    parts.forEach(function (part) {
       if (!part) return;
       var at = part.indexOf("=");
       try {
@@ -253,7 +266,7 @@
     fragmentParts(fragment, notes).forEach(function (pair) {
       var key = pair[0], value = pair[1];
       if (key === "@on") {
-        var chosen = value.split(",").filter(function (id) {
+        var chosen = unique(value.split(",")).filter(function (id) {
           if (known.indexOf(id) >= 0) return true;
           if (id) notes.push("ignored unknown device \u201c" + id + "\u201d");
           return false;
@@ -289,6 +302,23 @@
     notes.push(symbol.symbol + "=" + text + " is outside its range [" + N.number(lo) + ", " +
       N.number(hi) + "]; set to " + N.number(kept));
     return kept;
+  }
+
+  /* `items` once each, in the order they first appear. */
+  function unique(items) {
+    var seen = map();
+    return items.filter(function (item) {
+      if (has(seen, item)) return false;
+      seen[item] = true;
+      return true;
+    });
+  }
+
+  /* Notes as list items: the first MAX_NOTES, then one that counts the rest. */
+  var MAX_NOTES = 12;
+  function showNotes(list, notes) {
+    notes.slice(0, MAX_NOTES).forEach(function (n) { list.appendChild(el("li", {}, [n])); });
+    if (notes.length > MAX_NOTES) list.appendChild(el("li", {}, ["and " + (notes.length - MAX_NOTES) + " more"]));
   }
 
   function writeFragment(data, state) {
@@ -709,7 +739,7 @@
     this.summary.textContent = at + (at === "With " ? "dense " : ", dense ") + state.dtype + " peak: " +
       (good.length ? Object.keys(verdicts).map(function (v) { return v + "-bound on " + verdicts[v] + " of " + good.length; }).join(", ") : "no device evaluated") + ".";
     this.noteList.textContent = "";
-    notes.forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
+    showNotes(self.noteList, notes);
     this.renderChart(evaluation);
   };
 
@@ -973,14 +1003,14 @@
     fragmentParts(window.location.hash, this.notes).forEach(function (pair) {
       var key = pair[0], value = pair[1];
       if (key === "@entries") {
-        self.state.entries = value.split(",").filter(function (id) {
+        self.state.entries = unique(value.split(",")).filter(function (id) {
           if (ids.indexOf(id) >= 0) return true;
           // "@entries=" is what the page writes when no entry is chosen: nothing to say.
           if (id) self.notes.push("ignored unknown entry \u201c" + id + "\u201d");
           return false;
         });
       } else if (key === "@on") {
-        self.askedDevices = value.split(",");
+        self.askedDevices = unique(value.split(","));
       } else {
         self.asked.push(pair);
       }
@@ -1163,7 +1193,7 @@
       "The entries chosen share no symbol: each is at its own values, so their rows are " +
       "not one operating point:";
     this.noteList.textContent = "";
-    this.conflicts.concat(this.notes).forEach(function (n) { self.noteList.appendChild(el("li", {}, [n])); });
+    showNotes(self.noteList, this.conflicts.concat(this.notes));
     this.summary.textContent = summary(body.querySelectorAll("tr").length, verdicts, this.state.entries.length);
   };
 
