@@ -148,13 +148,11 @@ def test_the_model_reads_every_new_field_with_its_location(tmp_path: Path) -> No
 
     assert problems == []
     assert entry is not None
-    latency = entry.intensity.latency
-    assert latency is not None
-    assert latency.text == "k * t_l"
-    assert latency.where.pointer == ("arithmetic_intensity", "latency")
-    assert entry.intensity.interconnect_bytes is not None
-    assert entry.intensity.footprint is not None
-    assert entry.intensity.footprint.text == "2 * N_d"
+    others = entry.intensity.others
+    assert sorted(others) == ["footprint", "interconnect_bytes", "latency"]
+    assert others["latency"].text == "k * t_l"
+    assert others["latency"].where.pointer == ("arithmetic_intensity", "latency")
+    assert others["footprint"].text == "2 * N_d"
     assert [(d.name, d.unit) for d in entry.derived] == [("ridge_k", "tokens"), ("headroom", "x")]
     assert entry.derived[1].formula.where.pointer == ("derived", 1, "formula")
     assert [(r.id, r.relation) for r in entry.related] == [("fixtures/minimal", "compares_to")]

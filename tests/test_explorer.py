@@ -346,13 +346,7 @@ def _replaces(entry: Entry, workaround: int) -> list[str]:
     """The formulas a workaround's model replaces, by the names the explorer gives them."""
     model = entry.workarounds[workaround].model
     assert model is not None
-    named = {
-        "flops": model.flops,
-        "bytes": model.bytes,
-        "interconnect_bytes": model.interconnect_bytes,
-        "latency": model.latency,
-        "footprint": model.footprint,
-    }
+    named = {"flops": model.flops, "bytes": model.bytes, **model.others}
     return sorted(name for name, written in named.items() if written is not None)
 
 

@@ -1,7 +1,8 @@
 """Growing the vocabulary takes one edit: a new dtype (its row in the hardware schema), a new
-function of the formula language (its row in formula.FUNCTIONS) and a new output format (one
-decorated reporter) each work in every command, shown in a temporary copy of the package and
-of the knowledge base, run as a user runs kb."""
+roof (its row in the entry schema's roof table), a new function of the formula language (its
+row in formula.FUNCTIONS) and a new output format (one decorated reporter) each work in every
+command, shown in a temporary copy of the package and of the knowledge base, run as a user
+runs kb."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bottleneck_kb import model
+from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 
 from .conftest import REPOSITORY, copy_repository
 
@@ -94,6 +96,57 @@ def test_a_new_dtype_is_one_row_of_the_hardware_schema(copy: Path) -> None:
     assert document["dtype"] == "fp6"
     assert sorted(r["device"] for r in document["results"]) == sorted(named)
     assert {s["reason"] for s in document["skipped"]} == {"no dense fp6 peak in the catalog"}
+
+
+def test_a_new_roof_is_one_row_of_the_roof_table(copy: Path) -> None:
+    """A roof over a figure the catalog has (the host link, read again as a disk's): one row
+    of the entry schema's table, and bound_by, the formula, a workaround's replacement, a
+    check's bounds, the evaluation and the explorer's data all have it."""
+
+    def add_row(schema: dict) -> None:  # type: ignore[type-arg]
+        table = schema["$defs"]["roof"]["x-roofs"]
+        table.insert(-2, {
+            "name": "disk", "formula": "disk_bytes", "figure": "host_link_bandwidth",
+            "unit": "B", "title": "Disk", "description": "Time is set by bytes read from disk.",
+            "formula_title": "Disk bytes", "formula_description": "Formula for bytes read.",
+            "bounds_description": "Bounds on bytes read from disk.",
+        })  # fmt: skip
+
+    _edit_json(copy / "tools" / "bottleneck_kb" / "schemas" / "entry.schema.json", add_row)
+    printed = kb(copy, "schema", "entry")
+    assert printed.returncode == 0, printed.stderr
+    published = json.loads(printed.stdout)
+    assert "disk" in published["properties"]["bound_by"]["enum"]
+    assert "disk_bytes" in published["properties"]["arithmetic_intensity"]["properties"]
+    model = published["properties"]["workarounds"]["items"]["properties"]["model"]
+    assert "disk_bytes" in model["properties"]
+    expect = published["properties"]["checks"]["items"]["properties"]["expect"]
+    assert "disk_bytes" in expect["properties"]
+    device = copy / "kb" / "hardware" / "nvidia-h100-sxm.yaml"
+    text = device.read_text("utf-8")
+    link = (
+        "host_link_bandwidth:\n  value: 128 GB/s\n  direction: both_directions\n"
+        "  source: klockwood-h100\n"
+    )
+    device.write_text(text.replace("scale_up_domain:", link + "scale_up_domain:", 1), "utf-8")
+    entry = copy / "kb" / "entries" / "runtime" / "disk-read.yaml"
+    entry.write_text(
+        MINIMAL_ENTRY.replace("fixtures/minimal", "runtime/disk-read")
+        .replace("bound_by: memory", "bound_by: disk")
+        .replace("  bytes: 2 * N\n", "  bytes: 2 * N\n  disk_bytes: 1.0e+3 * N\n")
+        + "checks:\n  - claim: Reading the weights from disk sets the time.\n"
+        "    devices: [nvidia-h100-sxm]\n"
+        "    expect: {bound_by: disk, disk_bytes: {min: 1.0e+12}}\n",
+        "utf-8",
+    )
+
+    checked = kb(copy, "check", "entries/runtime/disk-read.yaml")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    evaluated = kb(copy, "eval", "runtime/disk-read", "--format", "json")
+    assert evaluated.returncode == 0, evaluated.stderr
+    (result,) = json.loads(evaluated.stdout)["results"]
+    assert result["verdict"] == "disk"
+    assert result["times"]["disk"] == 1.0e12 / 64e9
 
 
 def test_a_new_function_is_one_row_of_the_table(copy: Path) -> None:

@@ -87,6 +87,8 @@ def test_every_class_and_bound_by_value_is_documented() -> None:
         "memory",
         "compute",
         "interconnect",
+        "host_link",
+        "network",
         "latency",
         "capacity",
     }

@@ -101,7 +101,7 @@ def figure_points(entry: Entry, device: Device) -> FigurePoints:
 def _obligations(entry: Entry, formulas: Formulas, index: int | None) -> list[Obligation]:
     flops, bytes_ = formulas.flops, formulas.bytes
     flops_written, bytes_written = entry.intensity.flops, entry.intensity.bytes
-    others = {n: (f, getattr(entry.intensity, n)) for n, f in formulas.others.items()}
+    others = {n: (f, entry.intensity.others[n]) for n, f in formulas.others.items()}
     if index is not None:
         model = entry.workarounds[index].model
         assert model is not None
@@ -111,7 +111,7 @@ def _obligations(entry: Entry, formulas: Formulas, index: int | None) -> list[Ob
         if new_bytes is not None and model.bytes is not None:
             bytes_, bytes_written = new_bytes, model.bytes
         for name, parsed in formulas.workaround_others[index].items():
-            others[name] = (parsed, getattr(model, name))
+            others[name] = (parsed, model.others[name])
     found = [
         Obligation("flops", flops, flops_written, "nonnegative"),
         Obligation("bytes", bytes_, bytes_written, "positive"),

@@ -17,7 +17,7 @@ from typing import Any
 
 from .diagnostics import Diagnostic
 from .quantity import Dimension, Measure, QuantityError, parse
-from .schemas import default_dtype
+from .schemas import default_dtype, roofs
 from .source import Document, Pointer
 
 BAD_QUANTITY = "KB301"
@@ -108,10 +108,9 @@ class Intensity:
     flops: WrittenFormula
     bytes: WrittenFormula
     dtype: str
-    #: The other roofs' formulas, where the entry gives them.
-    interconnect_bytes: WrittenFormula | None = None
-    latency: WrittenFormula | None = None
-    footprint: WrittenFormula | None = None
+    #: The other roofs' formulas the entry gives, by name (`latency`, `footprint`: the roof
+    #: table's formulas besides flops and bytes).
+    others: dict[str, WrittenFormula] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -148,10 +147,8 @@ class WorkaroundModel:
     flops: WrittenFormula | None
     bytes: WrittenFormula | None
     where: Located
-    #: Replacements for the other roofs' formulas, where the workaround changes them.
-    interconnect_bytes: WrittenFormula | None = None
-    latency: WrittenFormula | None = None
-    footprint: WrittenFormula | None = None
+    #: Replacements for the other roofs' formulas, by name, where the workaround changes them.
+    others: dict[str, WrittenFormula] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -326,6 +323,12 @@ class Device:
         return self.quantities.get(name)
 
 
+@cache
+def roof_formulas() -> frozenset[str]:
+    """The formulas of the roof table besides FLOPs and bytes (`interconnect_bytes`, ...)."""
+    return frozenset(row["formula"] for row in roofs()) - {"flops", "bytes"}
+
+
 def _hardware_schema() -> dict[str, Any]:
     from .schemas import HARDWARE, schema
 
@@ -426,6 +429,15 @@ def build_entry(source: Document) -> Entry:
     def optional(mapping: dict[str, Any], key: str, *pointer: str | int) -> WrittenFormula | None:
         return formula(mapping[key], *pointer, key) if key in mapping else None
 
+    def others(mapping: dict[str, Any], *pointer: str | int) -> dict[str, WrittenFormula]:
+        """The roof formulas besides FLOPs and bytes that `mapping` gives: the schema allows
+        only the roof table's names there."""
+        return {
+            key: formula(value, *pointer, key)
+            for key, value in mapping.items()
+            if key in roof_formulas()
+        }
+
     ai = data["arithmetic_intensity"]
     workarounds = []
     for i, item in enumerate(data.get("workarounds", [])):
@@ -442,11 +454,7 @@ def build_entry(source: Document) -> Entry:
                     flops=optional(model, "flops", "workarounds", i, "model"),
                     bytes=optional(model, "bytes", "workarounds", i, "model"),
                     where=at("workarounds", i, "model"),
-                    interconnect_bytes=optional(
-                        model, "interconnect_bytes", "workarounds", i, "model"
-                    ),
-                    latency=optional(model, "latency", "workarounds", i, "model"),
-                    footprint=optional(model, "footprint", "workarounds", i, "model"),
+                    others=others(model, "workarounds", i, "model"),
                 ),
                 reported=item.get("reported"),
             )
@@ -461,9 +469,7 @@ def build_entry(source: Document) -> Entry:
             flops=formula(ai["flops"], "arithmetic_intensity", "flops"),
             bytes=formula(ai["bytes"], "arithmetic_intensity", "bytes"),
             dtype=ai.get("dtype") or default_dtype(),
-            interconnect_bytes=optional(ai, "interconnect_bytes", "arithmetic_intensity"),
-            latency=optional(ai, "latency", "arithmetic_intensity"),
-            footprint=optional(ai, "footprint", "arithmetic_intensity"),
+            others=others(ai, "arithmetic_intensity"),
         ),
         scales_with=tuple(
             Symbol(

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -20,7 +19,7 @@ from .diagnostics import Diagnostic
 from .errors import KBError
 from .model import Check, Device, Entry, Intensity, WorkaroundModel, WrittenFormula
 from .numbers import exact_number, format_quantity, format_seconds, number
-from .schemas import ENTRY, vocabulary
+from .schemas import ENTRY, roofs, vocabulary
 
 FORMULA = "KB401"
 
@@ -61,31 +60,32 @@ class Roof:
     figure: str | None
 
 
-#: The roofs whose times are compared, in the order that breaks ties.
-ROOFS = (
-    Roof("compute", "flops", "peak_flops"),
-    Roof("memory", "bytes", "memory_bandwidth"),
-    Roof("interconnect", "interconnect_bytes", "interconnect_bandwidth"),
-    Roof("latency", "latency", None),
-)
+def _table() -> tuple[tuple[Roof, ...], Roof, dict[str, str]]:
+    """The roofs of the entry schema's table (`schemas.roofs`): the times, the capacity
+    row, and each roof formula's unit."""
+    times, capacity, units = [], None, {}
+    for row in roofs():
+        roof = Roof(row["name"], row["formula"], row["figure"])
+        units[roof.quantity] = row["unit"]
+        if row.get("capacity"):
+            capacity = roof
+        else:
+            times.append(roof)
+    assert capacity is not None, "the roof table has no capacity row"
+    return tuple(times), capacity, units
+
+
+#: The roofs whose times are compared, in the order that breaks ties (the entry schema's
+#: roof table, so that a roof is added in one row there).
+#: Not a time (CAPACITY): a footprint past the device's memory is what binds, however fast
+#: it moves.
+ROOFS, CAPACITY, _UNITS = _table()
 #: The two roofs every entry has.
 COMPUTE, MEMORY = ROOFS[0].name, ROOFS[1].name
-#: Not a time: a footprint past the device's memory is what binds, however fast it moves.
-CAPACITY = Roof("capacity", "footprint", "memory_capacity")
 #: The formulas an entry may give besides FLOPs and bytes.
-OPTIONAL = ("interconnect_bytes", "latency", "footprint")
-#: The OPTIONAL formulas of an Intensity or a WorkaroundModel, as written (None where not).
-_optional_written = attrgetter(*OPTIONAL)
+OPTIONAL = tuple(r.quantity for r in (*ROOFS, CAPACITY) if r.quantity not in ("flops", "bytes"))
 #: The unit of each quantity a check can bound.
-UNITS = {
-    "flops": "FLOP",
-    "bytes": "B",
-    "intensity": "FLOP/B",
-    "time": "s",
-    "interconnect_bytes": "B",
-    "latency": "s",
-    "footprint": "B",
-}
+UNITS = {"flops": "FLOP", "bytes": "B", "intensity": "FLOP/B", "time": "s", **_UNITS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,9 +264,9 @@ def parse_formulas(entry: Entry) -> tuple[Formulas | None, list[Diagnostic]]:
             return None
 
     def others(source: Intensity | WorkaroundModel) -> dict[str, formula.Formula]:
-        if not any(_optional_written(source)):
+        if not source.others:
             return {}  # most entries give only FLOPs and bytes
-        parsed = {name: parse(getattr(source, name), with_figures) for name in OPTIONAL}
+        parsed = {name: parse(source.others.get(name), with_figures) for name in OPTIONAL}
         return {name: f for name, f in parsed.items() if f is not None}
 
     flops = parse(entry.intensity.flops, symbols)
@@ -619,12 +619,12 @@ def _choose_other_formulas(
 ) -> dict[str, tuple[formula.Formula, WrittenFormula]]:
     chosen: dict[str, tuple[formula.Formula, WrittenFormula]] = {}
     for name, parsed in formulas.others.items():
-        written = getattr(entry.intensity, name)
+        written = entry.intensity.others[name]
         chosen[name] = (parsed, written)
-    if workaround is not None:
-        model = entry.workarounds[workaround].model
+    model = None if workaround is None else entry.workarounds[workaround].model
+    if workaround is not None and model is not None:
         for name, parsed in formulas.workaround_others[workaround].items():
-            chosen[name] = (parsed, getattr(model, name))
+            chosen[name] = (parsed, model.others[name])
     return chosen
 
 

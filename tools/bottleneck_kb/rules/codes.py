@@ -70,6 +70,7 @@ KB413  derived-name-unique          derived
 KB414  reserved-name                derived
 KB415  known-derived                derived
 KB416  evaluation-budget            formulas
+KB417  shared-quantity              formulas
 KB501  no-raw-html                  markup
 KB502  no-images                    markup
 KB503  link-scheme                  markup

@@ -25,7 +25,7 @@ arithmetic_intensity:
   flops: 2 * B * N
   bytes: 2 * N
 scales_with:
-  - name: batch_size
+  - name: batch_rows
     symbol: B
     description: Rows of the GEMM.
     typical: 8

@@ -10,7 +10,7 @@ from ..evaluation import CROSSOVER_SAMPLES, EVALUATION_BUDGET, budget_pointer, o
 from ..model import Entry, Located
 from ..numbers import number
 from ..roofline import FORMULA
-from ..schemas import suggest
+from ..schemas import shared_quantities, suggest
 from . import Context, Scope, rule
 
 NO_TYPICAL = "KB402"
@@ -19,6 +19,7 @@ UNKNOWN_OVERRIDE = "KB404"
 SYMBOLIC_BUDGET = "KB408"
 UNREAD_BOUND = "KB409"
 EVALUATION_BUDGET_CODE = "KB416"
+SHARED_QUANTITY = "KB417"
 
 
 @rule(FORMULA, "formula", Scope.ENTRY)
@@ -60,13 +61,13 @@ def used_symbols_have_typical(entry: Entry, context: Context) -> Iterable[Diagno
     ## Fails
     ```yaml
     scales_with:
-      - {name: batch_size, symbol: B, description: Rows., range: [1, 1024]}
+      - {name: batch_rows, symbol: B, description: Rows., range: [1, 1024]}
       - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
     ```
     ## Passes
     ```yaml
     scales_with:
-      - {name: batch_size, symbol: B, description: Rows., typical: 8, range: [1, 1024]}
+      - {name: batch_rows, symbol: B, description: Rows., typical: 8, range: [1, 1024]}
       - {name: weights, symbol: N, description: Weights., typical: 1.0e+9}
     ```
     """
@@ -285,7 +286,7 @@ def bounded_symbol_read(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ## Fails
     ```yaml
     scales_with:
-      - name: batch_size
+      - name: batch_rows
         symbol: B
         description: Rows of the GEMM.
         typical: 8
@@ -306,7 +307,7 @@ def bounded_symbol_read(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     arithmetic_intensity:
       bytes: 2 * N * (P - 1) / P
     scales_with:
-      - name: batch_size
+      - name: batch_rows
         symbol: B
         description: Rows of the GEMM.
         typical: 8
@@ -393,3 +394,49 @@ within_evaluation_budget.__doc__ = f"""An entry's evaluation stays within the bu
     ```
     """
 rule(EVALUATION_BUDGET_CODE, "evaluation-budget", Scope.ENTRY)(within_evaluation_budget)
+
+
+@rule(SHARED_QUANTITY, "shared-quantity", Scope.ENTRY)
+def shared_quantity_units(entry: Entry, context: Context) -> Iterable[Diagnostic]:
+    """A symbol named as a shared quantity has that quantity's unit.
+
+    ## What it checks
+    Each symbol of `scales_with` whose `name` is one of the entry schema's shared quantities
+    (`$defs/quantity`: `batch_size`, `context_length`, `hidden_size`, `kv_heads`,
+    `weight_bits`, `tensor_parallel_degree` and the others) gives that quantity's unit
+    (`sequences`, `tokens`, `features`, `heads`, `bits`, `devices`).
+    ## Why it matters
+    Whole-model estimates bind every card's symbols to one model's sizes and one deployment:
+    `batch_size` must mean sequences in every card, or a recipe that binds it to the
+    deployment's batch counts tokens in one card and sequences in the next.
+    ## How to fix
+    Give the shared quantity's unit; a different quantity takes a name of its own
+    (`batch_rows` for the rows of a GEMM, which count sequences times positions).
+    ## Fails
+    ```yaml
+    scales_with:
+      - {name: batch_size, symbol: B, description: Rows., unit: rows, typical: 8, range: [1, 1024]}
+      - {name: weights, symbol: N, description: Weights streamed., typical: 1.0e+9}
+    ```
+    ## Passes
+    ```yaml
+    scales_with:
+      - {name: batch_size, symbol: B, description: Sequences., unit: sequences, typical: 8}
+      - {name: weights, symbol: N, description: Weights streamed., typical: 1.0e+9}
+    ```
+    """
+    shared = shared_quantities()
+    for symbol in entry.scales_with:
+        found = shared.get(symbol.name)
+        if found is None or symbol.unit == found[0]:
+            continue
+        unit = found[0]
+        given = f"'{symbol.unit}'" if symbol.unit is not None else "none"
+        yield symbol.where.error(
+            SHARED_QUANTITY,
+            f"{symbol.name} is a shared quantity measured in {unit}, but this symbol's unit "
+            f"is {given}",
+            f"write unit: {unit}, or give a quantity of another unit a name of its own; the "
+            "shared quantities are the entry schema's $defs/quantity",
+            at=("unit",) if symbol.unit is not None else ("name",),
+        )

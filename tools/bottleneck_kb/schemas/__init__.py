@@ -50,13 +50,102 @@ _TYPE_NAMES = {
 ENUM_KEYS_OF = "x-enum-keys-of"
 
 
+#: The annotation of a part of the entry schema that the roof table (`$defs/roof`, its
+#: `x-roofs`) writes: the allowed values of bound_by (`verdicts`), the roofs' formulas of
+#: arithmetic_intensity (`formulas`) and of a workaround's model (`replacements`), and the
+#: bounds a check may expect (`bounds`). A roof is one row of the table, and `schema`
+#: writes the rest after it, as it writes an `x-enum-keys-of` list.
+ROOF_TABLE = "x-roof-table"
+#: The formulas every entry gives, which the table's compute and memory rows name.
+_BASE_FORMULAS = ("flops", "bytes")
+
+
 @cache
 def schema(kind: str) -> dict[str, Any]:
     """The schema of `kind`: the package's source, read from its data (an installed `kb`, a
     wheel or a pre-commit environment, carries its schemas and works in any folder), with
-    the `enum` of each `x-enum-keys-of` filled in. What `kb` checks with and publishes."""
-    with_enums: dict[str, Any] = _with_enums(_source(f"{kind}.schema.json"))
+    the `enum` of each `x-enum-keys-of` filled in and the parts the roof table writes. What
+    `kb` checks with and publishes."""
+    source = _source(f"{kind}.schema.json")
+    roofs = source.get("$defs", {}).get("roof", {}).get("x-roofs", [])
+    with_enums: dict[str, Any] = _with_roofs(_with_enums(source), roofs)
     return with_enums
+
+
+def roofs() -> list[dict[str, Any]]:
+    """The roof table of the entry schema: a row per roof, in the order that breaks ties."""
+    rows: list[dict[str, Any]] = schema(ENTRY)["$defs"]["roof"]["x-roofs"]
+    return rows
+
+
+def _with_roofs(node: Any, table: list[dict[str, Any]]) -> Any:
+    """`node` with what the roof table writes after each `x-roof-table`."""
+    if isinstance(node, list):
+        return [_with_roofs(item, table) for item in node]
+    if not isinstance(node, dict):
+        return node
+    written = {key: _with_roofs(value, table) for key, value in node.items()}
+    view = node.get(ROOF_TABLE)
+    if view == "verdicts":
+        said = [f"{row['title']}. {row['description']}" for row in table]
+        extra = {
+            "enum": [row["name"] for row in table],
+            "markdownEnumDescriptions": said,
+            "enumDescriptions": said,
+        }
+        return _after(written, ROOF_TABLE, extra)
+    others = [row for row in table if row["formula"] not in _BASE_FORMULAS]
+    if view == "formulas":
+        formulas = {
+            row["formula"]: _formula(
+                row["formula_title"],
+                f"{row['formula_description']} Like every formula here it may read the "
+                "device figures of $defs/device_figure by name.",
+            )
+            for row in others
+        }
+        written["properties"] = _after(written["properties"], "bytes", formulas)
+    elif view == "replacements":
+        replacements = {
+            row["formula"]: _formula(
+                row["formula_title"],
+                row.get("replacement_description")
+                or f"Replacement {row['formula']} formula under the workaround.",
+            )
+            for row in others
+        }
+        written["properties"] = _after(written["properties"], "bytes", replacements)
+    elif view == "bounds":
+        bounds = {
+            row["formula"]: {
+                "$ref": "#/$defs/bounds",
+                "title": row["formula_title"],
+                "description": row["bounds_description"],
+            }
+            for row in others
+        }
+        written["properties"] = _after(written["properties"], "time", bounds)
+    return written
+
+
+def _formula(title: str, description: str) -> dict[str, Any]:
+    return {
+        "title": title,
+        "description": description,
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 1000,
+    }
+
+
+def _after(mapping: dict[str, Any], key: str, added: dict[str, Any]) -> dict[str, Any]:
+    """`mapping` with `added` right after `key`."""
+    result: dict[str, Any] = {}
+    for name, value in mapping.items():
+        result[name] = value
+        if name == key:
+            result.update(added)
+    return result
 
 
 def schema_text(kind: str) -> str:
@@ -506,6 +595,16 @@ def open_namespaces() -> tuple[str, ...]:
 def vocabulary(kind: str, definition: str) -> tuple[str, ...]:
     """The values `$defs/<definition>` of `kind`'s schema allows (namespaces, device figures)."""
     return _consts(schema(kind)["$defs"][definition])
+
+
+@cache
+def shared_quantities() -> dict[str, tuple[str, str | None]]:
+    """The quantities several cards share (`$defs/quantity` of the entry schema), each with
+    its unit and the name a deployment gives it (None where none does)."""
+    return {
+        row["const"]: (row["x-unit"], row.get("x-deployment"))
+        for row in schema(ENTRY)["$defs"]["quantity"]["oneOf"]
+    }
 
 
 @cache
