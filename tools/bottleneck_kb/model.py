@@ -224,6 +224,9 @@ class DtypeTraits:
 
     bits: int
     tensor: bool
+    #: An integer type (int8): its rate is not compared with the floating types' (KB312,
+    #: KB315), which a part may run faster or slower.
+    integer: bool = False
 
 
 @dataclass(slots=True)
@@ -374,7 +377,8 @@ def dtype_traits() -> dict[str, DtypeTraits]:
     """The data types of peak_flops in display order, with their annotations."""
     rows = _hardware_schema()["properties"][PEAK_FLOPS]["properties"]
     return {
-        dtype: DtypeTraits(int(row["x-bits"]), bool(row["x-tensor"])) for dtype, row in rows.items()
+        dtype: DtypeTraits(int(row["x-bits"]), bool(row["x-tensor"]), bool(row.get("x-integer")))
+        for dtype, row in rows.items()
     }
 
 

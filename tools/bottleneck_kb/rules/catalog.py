@@ -28,7 +28,10 @@ LOOKS_SPARSE = "KB315"
 
 #: Ridge points (dense peak FLOP/s over memory bandwidth) outside this band are a misplaced
 #: unit or a wrong figure: real accelerators sit between about 1 and a few hundred FLOP/B.
-RIDGE_BAND = (1.0, 3000.0)
+#: A unit slip (GB/s for TB/s, GFLOP/s for TFLOP/s) moves a ridge point a thousandfold; the
+#: band's low end leaves room for the FP64 that export parts cut to about 1 TFLOP/s (an H20's
+#: 1 TFLOP/s over 4 TB/s is 0.25 FLOP/B).
+RIDGE_BAND = (0.1, 3000.0)
 #: How far above the rate its wider neighbours predict a figure may be before it looks like a
 #: structured-sparsity figure (which is exactly twice the dense one).
 SPARSE_FACTOR = 1.5
@@ -137,12 +140,12 @@ def _flops(value: float) -> str:
 
 
 def _tensor_peaks(device: Device) -> list[tuple[str, int, Measure]]:
-    """(dtype, bits, peak) of the device's matrix-unit types, widest first."""
+    """(dtype, bits, peak) of the device's floating matrix-unit types, widest first."""
     traits = dtype_traits()
     peaks = [
         (dtype, traits[dtype].bits, peak)
         for dtype, peak in device.peak_flops.items()
-        if traits[dtype].tensor
+        if traits[dtype].tensor and not traits[dtype].integer
     ]
     return sorted(peaks, key=lambda row: -row[1])
 
@@ -154,7 +157,8 @@ def narrower_not_slower(device: Device, context: Context) -> Iterable[Diagnostic
     ## What it checks
     On matrix units, fp8 is at least as fast as bf16 and fp16, bf16 at least as fast as tf32,
     fp4 at least as fast as fp8; equal is allowed (Gaudi 3 runs fp8 and bf16 at one rate), and
-    non-tensor fp32 and fp64 are exempt. The message names both types and values.
+    non-tensor fp32 and fp64, and the integer int8, are exempt. The message names both types
+    and values.
     ## Why it matters
     A narrower type slower than a wider one is a copying slip: a dense figure beside a sparse
     one, or two rows swapped.
@@ -205,7 +209,7 @@ def _on_figures(basis: Basis) -> str:
 
 @rule(RIDGE, "plausible-ridge-point", Scope.DEVICE)
 def plausible_ridge(device: Device, context: Context) -> Iterable[Diagnostic]:
-    """Each ridge point (dense peak over memory bandwidth) lies between 1 and 3,000 FLOP/B.
+    """Each ridge point (dense peak over memory bandwidth) lies between 0.1 and 3,000 FLOP/B.
 
     ## What it checks
     Peak FLOP/s of each dtype divided by the memory bandwidth, on the datasheet figures and
