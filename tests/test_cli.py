@@ -52,8 +52,8 @@ def test_check_reports_located_errors_and_exits_1(broken_root: Path) -> None:
     assert result.exit_code == 1
     assert result.output.splitlines() == [
         f"entries/fixtures/minimal.yaml:{BOUND_BY}:11: KB103 'memroy' is not an allowed bound_by",
-        "    hint: did you mean 'memory'? allowed values: memory, compute, interconnect, "
-        "latency, capacity",
+        "    hint: did you mean 'memory'? allowed values: compute, memory, interconnect, "
+        "host_link, network, latency, capacity",
         "Found 1 error in 1 file; checked 1 entry against 2 devices.",
     ]
 
@@ -87,7 +87,7 @@ def test_github_format_is_chosen_by_github_actions(broken_root: Path) -> None:
     assert result.output.splitlines()[0] == (
         f"::error file=entries/fixtures/minimal.yaml,line={BOUND_BY},col=11,title=KB103::"
         "'memroy' is not an allowed bound_by%0Adid you mean 'memory'? allowed values: "
-        "memory, compute, interconnect, latency, capacity"
+        "compute, memory, interconnect, host_link, network, latency, capacity"
     )
 
 

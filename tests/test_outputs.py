@@ -297,7 +297,7 @@ def test_a_quoted_value_keeps_its_escapes_visible_in_the_text_and_github_formats
     assert github.output.splitlines()[0] == (
         f"::error file={ENTRY},line={line},col=12,title=KB103::"
         "'memory\\n::error::pwned\\u200f' is not an allowed bound_by"
-        "%0Aallowed values: memory, compute, interconnect, latency, capacity"
+        "%0Aallowed values: compute, memory, interconnect, host_link, network, latency, capacity"
     )
 
 
