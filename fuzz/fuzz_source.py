@@ -21,7 +21,7 @@ from typing import Any
 import atheris
 
 with atheris.instrument_imports():
-    from bottleneck_kb.formula import FormulaError, evaluate, parse
+    from bottleneck_kb.maths.formula import FormulaError, evaluate, parse
     from bottleneck_kb.source import Document, load
     from bottleneck_kb.source.layout import read_layout
     from bottleneck_kb.source.loader import read_with_libyaml

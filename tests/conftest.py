@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.rules import Rule, Scope
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 

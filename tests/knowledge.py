@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.model import Entry
+from bottleneck_kb.knowledge.base import KnowledgeBase
+from bottleneck_kb.records.entry import Entry
 
 
 def entry_of(kb: KnowledgeBase, entry_id: str) -> Entry:

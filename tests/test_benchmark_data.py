@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.check import check
+from bottleneck_kb.checking.run import check
 
 from .conftest import REPOSITORY
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.check import check
+from bottleneck_kb.checking.run import check
 from bottleneck_kb.site import mathml
-from bottleneck_kb.site.model_view import default_folder
+from bottleneck_kb.site.view import default_folder
 
 from .conftest import REPOSITORY
 

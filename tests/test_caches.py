@@ -35,7 +35,10 @@ def _caches() -> dict[str, tuple[int | None, list[str]]]:
 def test_every_cache_keyed_by_what_entries_say_is_bounded() -> None:
     caches = _caches()
     # The walk sees the caches that read entries' text, bounded or not.
-    assert {"bottleneck_kb.roofline._parse", "bottleneck_kb.quantity.parse"} <= caches.keys()
+    assert {
+        "bottleneck_kb.evaluation.roofline._parse",
+        "bottleneck_kb.records.quantity.parse",
+    } <= caches.keys()
 
     unbounded = [
         f"{name}({', '.join(parameters)})"

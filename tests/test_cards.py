@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb import formula
-from bottleneck_kb.kb import KnowledgeBase, read_entry
-from bottleneck_kb.model import Device, Entry, parameter_names
+from bottleneck_kb.knowledge.base import KnowledgeBase
+from bottleneck_kb.knowledge.read import read_entry
+from bottleneck_kb.maths import formula
+from bottleneck_kb.records.device import Device
+from bottleneck_kb.records.entry import Entry
+from bottleneck_kb.records.fields import parameter_names
 from bottleneck_kb.schemas import ENTRY, schema, vocabulary
 
 from .conftest import FIXTURES

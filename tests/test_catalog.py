@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
-from bottleneck_kb import model, schemas
-from bottleneck_kb.check import check
-from bottleneck_kb.diagnostics import Severity
-from bottleneck_kb.kb import Catalog
-from bottleneck_kb.model import Device, build_device
-from bottleneck_kb.quantity import Dimension
+from bottleneck_kb import schemas
+from bottleneck_kb.checking.run import check
+from bottleneck_kb.core.diagnostics import Severity
+from bottleneck_kb.knowledge.base import Catalog
+from bottleneck_kb.records import fields
+from bottleneck_kb.records.device import Device, build_device
+from bottleneck_kb.records.quantity import Dimension
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.catalog import DTYPE_ORDER, LOOKS_SPARSE, RIDGE
 from bottleneck_kb.source import load
@@ -129,13 +130,13 @@ def test_parameters_and_their_dimensions_come_from_the_schema() -> None:
     for dtype, row in hardware["properties"]["peak_flops"]["properties"].items():
         expected[f"peak_flops.{dtype}"] = definitions[row["$ref"].split("/")[-1]]["x-dimension"]
 
-    assert model.parameter_names() == tuple(expected)
-    assert {name: model.parameter_dimension(name) for name in expected} == {
+    assert fields.parameter_names() == tuple(expected)
+    assert {name: fields.parameter_dimension(name) for name in expected} == {
         name: None if dimension == "count" else Dimension[dimension.upper()]
         for name, dimension in expected.items()
     }
-    assert model.parameter_dimension("interconnect_bandwidth") is Dimension.BANDWIDTH
-    assert model.parameter_dimension("scale_up_domain") is None
+    assert fields.parameter_dimension("interconnect_bandwidth") is Dimension.BANDWIDTH
+    assert fields.parameter_dimension("scale_up_domain") is None
 
 
 def test_the_entry_dtypes_are_the_hardware_rows_in_order_and_written_once() -> None:
@@ -149,7 +150,7 @@ def test_the_entry_dtypes_are_the_hardware_rows_in_order_and_written_once() -> N
     entry = schemas.schema(schemas.ENTRY)
     derived = entry["properties"]["arithmetic_intensity"]["properties"]["dtype"]["enum"]
     rows = schemas.schema(schemas.HARDWARE)["properties"]["peak_flops"]["properties"]
-    assert derived == list(rows) == list(model.dtype_traits())
+    assert derived == list(rows) == list(fields.dtype_traits())
 
 
 def test_every_dtype_declares_its_width_and_whether_it_is_a_tensor_type() -> None:
@@ -173,17 +174,17 @@ def test_adding_a_dtype_to_the_schema_needs_no_python_change(
     monkeypatch.setattr(schemas, "schema", patched)
     # The validators are built from the schema once: built again from the patched one.
     caches = (
-        model.field_shapes,
-        model.dtype_traits,
-        model.parameter_names,
+        fields.field_shapes,
+        fields.dtype_traits,
+        fields.parameter_names,
         schemas._fast_validator,
         schemas._reference_validator,
     )
     for cached in caches:
         cached.cache_clear()
     try:
-        assert "peak_flops.fp6" in model.parameter_names()
-        assert model.parameter_dimension("peak_flops.fp6") is Dimension.FLOP_RATE
+        assert "peak_flops.fp6" in fields.parameter_names()
+        assert fields.parameter_dimension("peak_flops.fp6") is Dimension.FLOP_RATE
         device = _device(
             DEVICE.replace(
                 "peak_flops:\n", "peak_flops:\n  fp6: {value: 1 TFLOP/s, source: sheet}\n"
@@ -322,5 +323,5 @@ def test_a_symbol_may_be_bounded_by_exactly_the_device_figures_that_count() -> N
     figures without a unit (a copy kept for editors' completion, tied here)."""
     counts = schemas.vocabulary(schemas.ENTRY, "device_count")
     assert counts
-    assert list(counts) == [n for n, s in model.field_shapes().items() if s.dimension is None]
+    assert list(counts) == [n for n, s in fields.field_shapes().items() if s.dimension is None]
     assert set(counts) <= set(schemas.vocabulary(schemas.ENTRY, "device_figure"))

@@ -14,9 +14,9 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from bottleneck_kb.check import check
+from bottleneck_kb.checking.run import check
 from bottleneck_kb.cli import main
-from bottleneck_kb.diagnostics import Diagnostic
+from bottleneck_kb.core.diagnostics import Diagnostic
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 from bottleneck_kb.source import NOT_A_FILE
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb import check as check_module
-from bottleneck_kb.check import EntryChecks, check, check_read, checked_catalog
-from bottleneck_kb.diagnostics import INTERNAL
-from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.checking import run as check_module
+from bottleneck_kb.checking.run import EntryChecks, check, check_read, checked_catalog
+from bottleneck_kb.core.diagnostics import INTERNAL
+from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.schemas import published
 
 from .conftest import FIXTURES, copy_repository

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.check import check
-from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.roofline import check_failures, evaluate, parse_formulas
+from bottleneck_kb.checking.run import check
+from bottleneck_kb.evaluation.roofline import check_failures, evaluate, parse_formulas
+from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 from bottleneck_kb.rules.references import arxiv_year

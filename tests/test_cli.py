@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bottleneck_kb import rules, schemas
-from bottleneck_kb.check import check as check_of
+from bottleneck_kb.checking.run import check as check_of
 from bottleneck_kb.cli import main
-from bottleneck_kb.diagnostics import Diagnostic, Severity
+from bottleneck_kb.core.diagnostics import Diagnostic, Severity
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 
 from .conftest import REPOSITORY, console_script, copy_repository, counted

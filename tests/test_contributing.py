@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from bottleneck_kb import schemas
-from bottleneck_kb.formula import FUNCTIONS
+from bottleneck_kb.maths.formula import FUNCTIONS
 
 from .conftest import REPOSITORY, copy_repository
 
@@ -170,7 +170,7 @@ def test_the_pull_request_template_has_a_checklist() -> None:
 
 def test_the_growing_guide_names_files_that_exist() -> None:
     """The maintainers' section points at real files (paths from the repository, or from the
-    package for `rules/...` and `formula.py`)."""
+    package for `rules/...` and `maths/formula.py`)."""
     text = section("## Growing kb")
     package = REPOSITORY / "tools" / "bottleneck_kb"
     named = re.findall(r"`([\w/.-]+\.(?:py|json))`", text)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bottleneck_kb.check import check
+from bottleneck_kb.checking.run import check
 from bottleneck_kb.cli import main
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 

@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bottleneck_kb import domain, intervals
-from bottleneck_kb.formula import parse, power
-from bottleneck_kb.model import Entry, build_entry
-from bottleneck_kb.roofline import parse_formulas
+from bottleneck_kb.evaluation import domain
+from bottleneck_kb.evaluation.roofline import parse_formulas
+from bottleneck_kb.maths import intervals
+from bottleneck_kb.maths.formula import parse, power
+from bottleneck_kb.records.entry import Entry, build_entry
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 from bottleneck_kb.source import load
 

@@ -22,12 +22,19 @@ import pytest
 from click.testing import CliRunner
 
 from bottleneck_kb.cli import main
-from bottleneck_kb.evaluation import check_overrides, evaluate_entry, select_devices
-from bottleneck_kb.formula import power
-from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.model import Entry, dtype_traits
-from bottleneck_kb.numbers import exact_number, format_quantity
-from bottleneck_kb.roofline import Formulas, assignment, beyond_bound, evaluate, parse_formulas
+from bottleneck_kb.core.numbers import exact_number, format_quantity
+from bottleneck_kb.evaluation.entry import check_overrides, evaluate_entry, select_devices
+from bottleneck_kb.evaluation.roofline import (
+    Formulas,
+    assignment,
+    beyond_bound,
+    evaluate,
+    parse_formulas,
+)
+from bottleneck_kb.knowledge.base import KnowledgeBase
+from bottleneck_kb.maths.formula import power
+from bottleneck_kb.records.entry import Entry
+from bottleneck_kb.records.fields import dtype_traits
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 from bottleneck_kb.site import charts
 from bottleneck_kb.site.explorer import (

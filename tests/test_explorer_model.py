@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bottleneck_kb.formula import FormulaError, evaluate, parse
+from bottleneck_kb.maths.formula import FormulaError, evaluate, parse
 from bottleneck_kb.site.explorer import script
 
 ASSETS = Path(__file__).parents[1] / "tools/bottleneck_kb/site/assets"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.check import check
+from bottleneck_kb.checking.run import check
 
 from .conftest import FIXTURES, read_expected
 

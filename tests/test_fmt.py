@@ -20,10 +20,17 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bottleneck_kb import fmt, schemas
+from bottleneck_kb import schemas
+from bottleneck_kb.authoring import fmt
+from bottleneck_kb.authoring.fmt import (
+    Formatted,
+    fold_positions,
+    format_paths,
+    format_text,
+    same_data,
+)
 from bottleneck_kb.cli import main
-from bottleneck_kb.fmt import Formatted, fold_positions, format_paths, format_text, same_data
-from bottleneck_kb.kb import discover
+from bottleneck_kb.knowledge.files import discover
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.source import load
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from bottleneck_kb.formula import (
+from bottleneck_kb.maths.formula import (
     FUNCTIONS,
     MAX_DEPTH,
     MAX_LENGTH,

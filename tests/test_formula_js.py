@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bottleneck_kb import formula
-from bottleneck_kb.formula import FUNCTIONS, FormulaError, evaluate, parse
+from bottleneck_kb.maths import formula
+from bottleneck_kb.maths.formula import FUNCTIONS, FormulaError, evaluate, parse
 from bottleneck_kb.site.formula_js import compile_formula, js_literal
 
 from .node import Node, running
@@ -191,9 +191,7 @@ def test_integer_powers_are_the_same_bits(node: Node, base: float, exponent: int
 
 
 def test_the_explorer_multiplies_up_to_the_same_exponent() -> None:
-    script = (Path(formula.__file__).parent / "site" / "assets" / "kb-formula.js").read_text(
-        "utf-8"
-    )
+    script = RUNTIME.read_text("utf-8")
     assert f"var BINARY_POWERING_LIMIT = {formula.BINARY_POWERING_LIMIT};" in script
 
 

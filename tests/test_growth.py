@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb import model
+from bottleneck_kb.records import fields
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 
 from .conftest import REPOSITORY, copy_repository
@@ -72,7 +72,7 @@ def test_a_new_dtype_is_one_row_of_the_hardware_schema(copy: Path) -> None:
         (published / f"{kind}.schema.json").write_text(printed.stdout, "utf-8")
     entry_schema = json.loads((published / "entry.schema.json").read_text("utf-8"))
     dtype = entry_schema["properties"]["arithmetic_intensity"]["properties"]["dtype"]
-    assert dtype["enum"] == [*model.dtype_traits(), "fp6"]
+    assert dtype["enum"] == [*fields.dtype_traits(), "fp6"]
     named = ("nvidia-h100-sxm", "amd-instinct-mi300x")  # the devices the entry names
     for name in named:
         device = copy / "kb" / "hardware" / f"{name}.yaml"
@@ -150,7 +150,7 @@ def test_a_new_roof_is_one_row_of_the_roof_table(copy: Path) -> None:
 
 
 def test_a_new_function_is_one_row_of_the_table(copy: Path) -> None:
-    formula = copy / "tools" / "bottleneck_kb" / "formula.py"
+    formula = copy / "tools" / "bottleneck_kb" / "maths" / "formula.py"
     text = formula.read_text(encoding="utf-8")
     row = '        "sqrt": Function('
     assert row in text

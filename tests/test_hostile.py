@@ -20,14 +20,14 @@ from typing import NamedTuple, TypeVar
 import pytest
 from click.testing import CliRunner, Result
 
-from bottleneck_kb import check as check_module
-from bottleneck_kb import kb as kb_module
-from bottleneck_kb.check import check
+from bottleneck_kb.checking import run as check_module
+from bottleneck_kb.checking.results import CheckResult
+from bottleneck_kb.checking.run import check
 from bottleneck_kb.cli import main
-from bottleneck_kb.diagnostics import Diagnostic, error
-from bottleneck_kb.model import Entry
+from bottleneck_kb.core.diagnostics import Diagnostic, error
+from bottleneck_kb.knowledge import read as read_module
+from bottleneck_kb.records.entry import Entry
 from bottleneck_kb.report import CHECK, formats
-from bottleneck_kb.results import CheckResult
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.source import MAX_FILE_BYTES
 
@@ -281,7 +281,7 @@ def test_a_crash_while_checking_one_file_does_not_hide_the_others(
 ) -> None:
     shutil.copyfile(FIXTURES / "hostile" / "yaml-bomb.yaml", kb_root / HERE / "yaml-bomb.yaml")
     (kb_root / HERE / "boom.yaml").write_text(entry_text("boom"), encoding="utf-8")
-    real_read_entry = kb_module.read_entry
+    real_read_entry = read_module.read_entry
 
     def read_entry(path: Path, root: Path) -> tuple[Entry | None, list[Diagnostic]]:
         if path.name == "boom.yaml":

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bottleneck_kb.numbers import exact_number, format_quantity, number
+from bottleneck_kb.core.numbers import exact_number, format_quantity, number
 
 from .node import Node, running
 

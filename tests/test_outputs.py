@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bottleneck_kb.cli import main
-from bottleneck_kb.diagnostics import inert_json, one_line
+from bottleneck_kb.core.diagnostics import inert_json, one_line
 from bottleneck_kb.report import CHECK, EVALUATION, HARDWARE, formats
 
 from .conftest import FIXTURES

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.parallel import forked_map, map_items, spans
+from bottleneck_kb.core.parallel import forked_map, map_items, spans
 
 PARENT = os.getpid()
 
@@ -143,7 +143,7 @@ def test_when_no_more_processes_can_be_forked_those_started_do_the_work(
 CALLER_KILLED = textwrap.dedent(
     """
     import os, sys, time
-    from bottleneck_kb.parallel import forked_map, spans
+    from bottleneck_kb.core.parallel import forked_map, spans
 
     caller = os.getpid()
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from bottleneck_kb.numbers import format_quantity, format_seconds
-from bottleneck_kb.quantity import Dimension, QuantityError, parse
+from bottleneck_kb.core.numbers import format_quantity, format_seconds
+from bottleneck_kb.records.quantity import Dimension, QuantityError, parse
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ from itertools import product
 import pytest
 import yaml
 
-from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.quantity import (
+from bottleneck_kb.knowledge.base import KnowledgeBase
+from bottleneck_kb.records.quantity import (
     _BASES,
     _PREFIXES,
     _QUANTITY,
@@ -106,7 +106,7 @@ def test_a_rate_written_as_flops_is_told_why_and_how_to_write_it(
 
 def test_checking_the_repository_does_not_import_pint() -> None:
     probe = (
-        "import sys; from pathlib import Path; from bottleneck_kb.check import check; "
+        "import sys; from pathlib import Path; from bottleneck_kb.checking.run import check; "
         f"r = check(Path({str(REPOSITORY)!r})); assert not r.errors, r.diagnostics; "
         "print('pint' in sys.modules)"
     )

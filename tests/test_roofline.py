@@ -7,9 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.evaluation import crossovers, evaluate_entry
-from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.roofline import Basis, EvaluationError, evaluate, parse_formulas, runnable
+from bottleneck_kb.evaluation.entry import crossovers, evaluate_entry
+from bottleneck_kb.evaluation.roofline import (
+    Basis,
+    EvaluationError,
+    evaluate,
+    parse_formulas,
+    runnable,
+)
+from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 
 from .conftest import REPOSITORY

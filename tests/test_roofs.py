@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.check import check
-from bottleneck_kb.evaluation import evaluate_entry
-from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.checking.run import check
+from bottleneck_kb.evaluation.entry import evaluate_entry
+from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.schemas import bound_by_values
 
 from .conftest import REPOSITORY, copy_repository

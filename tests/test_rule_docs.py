@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.check import check
-from bottleneck_kb.diagnostics import INTERNAL
+from bottleneck_kb.checking.run import check
+from bottleneck_kb.core.diagnostics import INTERNAL
 from bottleneck_kb.rules import REGISTRY, SECTIONS, Documentation, codes
 
 from .conftest import write_example

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from bottleneck_kb.check import check
-from bottleneck_kb.diagnostics import INTERNAL
+from bottleneck_kb.checking.run import check
+from bottleneck_kb.core.diagnostics import INTERNAL
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.source import Pointer, load
 

@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bottleneck_kb import schemas
-from bottleneck_kb.check import check
+from bottleneck_kb.authoring.fmt import format_text
+from bottleneck_kb.authoring.scaffold import choices, skeleton
+from bottleneck_kb.checking.run import check
 from bottleneck_kb.cli import main
-from bottleneck_kb.fmt import format_text
-from bottleneck_kb.scaffold import choices, skeleton
 from bottleneck_kb.source import load
 
 from .conftest import copy_repository

@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 
 from bottleneck_kb import schemas
-from bottleneck_kb.diagnostics import sorted_diagnostics
-from bottleneck_kb.kb import read_document
+from bottleneck_kb.core.diagnostics import sorted_diagnostics
+from bottleneck_kb.knowledge.read import read_document
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY
 from bottleneck_kb.source import load
@@ -238,8 +238,8 @@ def test_the_bounds_a_check_may_expect_are_the_quantities_the_model_gives() -> N
     """roofline.UNITS (each bound's unit, which Result.quantity answers for) copies the
     schema's `expect` keys for speed: a key added to one and not the other fails here rather
     than as an internal error on the first entry that uses it."""
-    from bottleneck_kb.model import _NOT_BOUNDS
-    from bottleneck_kb.roofline import UNITS
+    from bottleneck_kb.evaluation.roofline import UNITS
+    from bottleneck_kb.records.entry import _NOT_BOUNDS
 
     expect = schemas.schema(schemas.ENTRY)["properties"]["checks"]["items"]["properties"]
     keys = set(expect["expect"]["properties"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.knowledge.base import KnowledgeBase
 
 from .knowledge import entry_of
 

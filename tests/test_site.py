@@ -24,18 +24,19 @@ import jsonschema
 import pytest
 from mkdocs.exceptions import Abort
 
-from bottleneck_kb.check import check
-from bottleneck_kb.diagnostics import located_line
-from bottleneck_kb.evaluation import evaluate_entry, select_devices
-from bottleneck_kb.kb import KnowledgeBase
+from bottleneck_kb.checking.run import check
+from bottleneck_kb.core.diagnostics import located_line
+from bottleneck_kb.evaluation.entry import evaluate_entry, select_devices
+from bottleneck_kb.evaluation.roofline import EvaluationError, parse_formulas
+from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.report.evaluation import evaluation_data
-from bottleneck_kb.roofline import EvaluationError, parse_formulas
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
-from bottleneck_kb.site import charts, export, model_view
-from bottleneck_kb.site.model_view import ViewCache, compute_view, default_folder
+from bottleneck_kb.site import charts, export
+from bottleneck_kb.site import view as model_view
 from bottleneck_kb.site.pages import Options, build_site
 from bottleneck_kb.site.prose import plain
+from bottleneck_kb.site.view import ViewCache, compute_view, default_folder
 
 from .browser import Browser, row_headers
 from .conftest import FIXTURES, REPOSITORY

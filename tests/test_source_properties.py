@@ -15,7 +15,7 @@ import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from bottleneck_kb.diagnostics import Diagnostic, Severity
+from bottleneck_kb.core.diagnostics import Diagnostic, Severity
 from bottleneck_kb.source import MAX_KEY_LENGTH, MAX_NUMBER_DIGITS, Document, Pointer, load
 from bottleneck_kb.source.positions import read_block_scalar
 

@@ -18,7 +18,7 @@ import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from bottleneck_kb.diagnostics import Severity
+from bottleneck_kb.core.diagnostics import Severity
 from bottleneck_kb.source import load
 from bottleneck_kb.source.problems import (
     BAD_NUMBER,

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from sympy.physics.quantum.constants import hbar
 from sympy.printing.latex import greek_letters_set, other_symbols
 
-from bottleneck_kb.budget import power_problem, ratio_cost
-from bottleneck_kb.formula import FormulaError, evaluate, parse
-from bottleneck_kb.symbolic import (
+from bottleneck_kb.maths.budget import power_problem, ratio_cost
+from bottleneck_kb.maths.formula import FormulaError, evaluate, parse
+from bottleneck_kb.maths.symbolic import (
     Max,
     Min,
     ceiling,

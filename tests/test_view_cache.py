@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.kb import KnowledgeBase
-from bottleneck_kb.model import Device, Entry
+from bottleneck_kb.knowledge.base import KnowledgeBase
+from bottleneck_kb.records.device import Device
+from bottleneck_kb.records.entry import Entry
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
-from bottleneck_kb.site import model_view
-from bottleneck_kb.site.model_view import ViewCache, compute_view
+from bottleneck_kb.site import view as model_view
+from bottleneck_kb.site.view import ViewCache, compute_view
 
 
 def read(root: Path) -> tuple[list[Entry], list[Device]]:

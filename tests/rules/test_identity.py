@@ -7,8 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from bottleneck_kb.check import check
-from bottleneck_kb.kb import Catalog
+from bottleneck_kb.checking.run import check
+from bottleneck_kb.knowledge.base import Catalog
 
 HERE = "entries/fixtures"
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bottleneck_kb.check import check
+from bottleneck_kb.checking.run import check
 
 
 def test_checking_one_file_still_resolves_links_to_the_others(kb_root: Path) -> None:

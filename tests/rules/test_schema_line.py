@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from bottleneck_kb.check import check
-from bottleneck_kb.diagnostics import Severity
+from bottleneck_kb.checking.run import check
+from bottleneck_kb.core.diagnostics import Severity
 
 from ..conftest import REPOSITORY
 

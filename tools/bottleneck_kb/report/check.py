@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..diagnostics import Diagnostic, Severity, inert_json, located_line, one_line
-from ..results import CheckResult
+from ..checking.results import CheckResult
+from ..core.diagnostics import Diagnostic, Severity, inert_json, located_line, one_line
 from . import CHECK, reporter
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import inert_json, one_line
-from ..numbers import exact_number, format_quantity, format_seconds, number, times
+from ..core.diagnostics import inert_json, one_line
+from ..core.numbers import exact_number, format_quantity, format_seconds, number, times
 from . import EVALUATION, reporter, table
 
 if TYPE_CHECKING:
-    from ..evaluation import EntryEvaluation
-    from ..roofline import Result
+    from ..evaluation.entry import EntryEvaluation
+    from ..evaluation.roofline import Result
 
 
 def result_data(result: Result) -> dict[str, Any]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import inert_json, one_line
-from ..model import dtype_traits
-from ..numbers import format_quantity
+from ..core.diagnostics import inert_json, one_line
+from ..core.numbers import format_quantity
+from ..records.fields import dtype_traits
 from . import HARDWARE, reporter, table
 
 if TYPE_CHECKING:
-    from ..results import HardwareListing
+    from ..checking.results import HardwareListing
 
 
 def hardware_data(listing: HardwareListing) -> list[dict[str, Any]]:

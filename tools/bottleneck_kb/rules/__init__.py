@@ -58,13 +58,13 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import Diagnostic, Severity
-from ..kb import HARDWARE
+from ..core.diagnostics import Diagnostic, Severity
+from ..knowledge.files import HARDWARE
 
 if TYPE_CHECKING:
-    from ..evaluation import Cost
-    from ..model import Device
-    from ..roofline import Formulas
+    from ..evaluation.entry import Cost
+    from ..evaluation.roofline import Formulas
+    from ..records.device import Device
 
 
 class Scope(Enum):
@@ -254,7 +254,7 @@ class Context:
     @property
     def evaluable(self) -> bool:
         """The entry's formulas parse and evaluating it stays within the budget."""
-        from ..evaluation import EVALUATION_BUDGET
+        from ..evaluation.entry import EVALUATION_BUDGET
 
         return self.formulas is not None and (
             self.cost is None or self.cost.total <= EVALUATION_BUDGET

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..diagnostics import Diagnostic, Severity
-from ..model import PEAK_FLOPS, Device, Located, dtype_traits, field_shapes
-from ..numbers import format_quantity
-from ..quantity import Measure
-from ..roofline import BASES, Basis, basis_figure
+from ..core.diagnostics import Diagnostic, Severity
+from ..core.numbers import format_quantity
+from ..evaluation.roofline import BASES, Basis, basis_figure
+from ..records.device import Device
+from ..records.fields import PEAK_FLOPS, dtype_traits, field_shapes
+from ..records.located import Located
+from ..records.quantity import Measure
 from ..schemas import suggest
 from . import Context, Scope, rule
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from ..diagnostics import Diagnostic
-from ..model import Device, Entry, Located, parameter_dimension, parameter_names
-from ..numbers import format_quantity
-from ..quantity import Dimension, QuantityError, parse
+from ..core.diagnostics import Diagnostic
+from ..core.numbers import format_quantity
+from ..records.device import Device
+from ..records.entry import Entry
+from ..records.fields import parameter_dimension, parameter_names
+from ..records.located import Located
+from ..records.quantity import Dimension, QuantityError, parse
 from ..schemas import suggest
 from . import Context, Scope, rule
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 
-from .. import formula
-from ..diagnostics import Diagnostic
-from ..model import Derived, Entry
+from ..core.diagnostics import Diagnostic
+from ..maths import formula
+from ..records.entry import Derived, Entry
 from ..schemas import ENTRY, suggest, vocabulary
 from . import Context, Scope, rule
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..budget import cost, power_problem, ratio_cost
-from ..diagnostics import Diagnostic
-from ..evaluation import CROSSOVER_SAMPLES, EVALUATION_BUDGET, budget_pointer, over_budget
-from ..model import Entry, Located
-from ..numbers import number
-from ..roofline import FORMULA
+from ..core.diagnostics import Diagnostic
+from ..core.numbers import number
+from ..evaluation.entry import CROSSOVER_SAMPLES, EVALUATION_BUDGET, budget_pointer, over_budget
+from ..evaluation.roofline import FORMULA
+from ..maths.budget import cost, power_problem, ratio_cost
+from ..records.entry import Entry
+from ..records.located import Located
 from ..schemas import shared_quantities, suggest
 from . import Context, Scope, rule
 

@@ -6,10 +6,11 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from .. import schemas
-from ..addresses import FIXED_PAGES, device_page, entry_page, output_files
-from ..diagnostics import Diagnostic, error
-from ..kb import DUPLICATE_ID
-from ..model import Device, Entry
+from ..core.diagnostics import Diagnostic, error
+from ..knowledge.addresses import FIXED_PAGES, device_page, entry_page, output_files
+from ..knowledge.base import DUPLICATE_ID
+from ..records.device import Device
+from ..records.entry import Entry
 from . import Context, Scope, rule
 
 ID_PATH = "KB201"

@@ -13,8 +13,9 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..diagnostics import Diagnostic
-from ..model import Device, Entry
+from ..core.diagnostics import Diagnostic
+from ..records.device import Device
+from ..records.entry import Entry
 from ..source import Pointer
 from . import Context, Scope, rule
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..diagnostics import Diagnostic
-from ..model import Entry
+from ..core.diagnostics import Diagnostic
+from ..records.entry import Entry
 from ..schemas import unknown_namespace
 from . import Context, Scope, rule
 

@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..diagnostics import Diagnostic
-from ..model import Device, Entry
+from ..core.diagnostics import Diagnostic
+from ..records.device import Device
+from ..records.entry import Entry
 from ..schemas import _name as pointer_name
 from ..source import Document, Pointer
 from . import Context, Scope, rule

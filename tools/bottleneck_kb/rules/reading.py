@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from .. import diagnostics, kb, model, outputs, schemas, source
-from ..diagnostics import Severity
+from .. import schemas, source
+from ..core import diagnostics, outputs
+from ..core.diagnostics import Severity
+from ..knowledge import files
+from ..records import device
 from . import emitted
 
 emitted(
@@ -274,7 +277,7 @@ emitted(
     """,
 )
 emitted(
-    kb.NOT_READ,
+    files.NOT_READ,
     "not-read",
     "kb",
     """
@@ -535,7 +538,7 @@ emitted(
     """,
 )
 emitted(
-    model.BAD_QUANTITY,
+    device.BAD_QUANTITY,
     "bad-quantity",
     "model",
     """

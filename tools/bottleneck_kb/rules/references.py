@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..diagnostics import Diagnostic, Severity
-from ..model import Entry
+from ..core.diagnostics import Diagnostic, Severity
+from ..records.entry import Entry
 from . import Context, Scope, rule
 
 ARXIV_YEAR = "KB220"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 
-from ..diagnostics import Diagnostic, error
-from ..model import Entry
+from ..core.diagnostics import Diagnostic, error
+from ..records.entry import Entry
 from ..schemas import suggest
 from . import Context, Scope, rule
 from .identity import Summary

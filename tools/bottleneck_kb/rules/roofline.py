@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..diagnostics import Diagnostic
-from ..domain import describe_box, unproven
-from ..model import Device, Entry
-from ..roofline import (
+from ..core.diagnostics import Diagnostic
+from ..evaluation.domain import describe_box, unproven
+from ..evaluation.roofline import (
     CAPACITY,
     ROOFS,
     EvaluationError,
@@ -25,6 +24,8 @@ from ..roofline import (
     verdicts,
     work,
 )
+from ..records.device import Device
+from ..records.entry import Entry
 from . import Context, Scope, rule
 
 EVALUATION = "KB405"

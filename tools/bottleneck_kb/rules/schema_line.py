@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..diagnostics import Diagnostic, Severity
-from ..model import Device, Entry
+from ..core.diagnostics import Diagnostic, Severity
+from ..records.device import Device
+from ..records.entry import Entry
 from ..schemas import ENTRY, HARDWARE, line_to_schema, published_path
 from ..source import Document
 from . import Context, Scope, rule

@@ -18,8 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import Diagnostic
-from ..numbers import exact_number
+from ..core.diagnostics import Diagnostic
+from ..core.numbers import exact_number
 from ..source import Document, read_file
 
 MISSING_KEY = "KB101"

@@ -12,8 +12,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .model_view import format_quantity, number
 from .prose import text
+from .view import format_quantity, number
 
 WIDTH, HEIGHT = 640, 360
 LEFT, RIGHT, TOP, BOTTOM = 100, 24, 16, 48

@@ -16,10 +16,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
-from ..evaluation import select_devices
-from ..formula import Formula
-from ..model import PEAK_FLOPS, Device, Entry, dtype_traits
-from ..roofline import CAPACITY, ROOFS, Roof, figures_needed, parse_formulas
+from ..evaluation.entry import select_devices
+from ..evaluation.roofline import CAPACITY, ROOFS, Roof, figures_needed, parse_formulas
+from ..maths.formula import Formula
+from ..records.device import Device
+from ..records.entry import Entry
+from ..records.fields import PEAK_FLOPS, dtype_traits
 from .export import symbol_record
 from .formula_js import compile_formula, js_literal
 from .prose import plain

@@ -11,8 +11,9 @@ from importlib import resources
 from typing import Any
 
 from .. import __version__
-from ..model import Device, Entry, Symbol
-from .model_view import EntryView, ridge_points
+from ..records.device import Device
+from ..records.entry import Entry, Symbol
+from .view import EntryView, ridge_points
 
 KIND = "export"
 #: Raised when the export's shape changes incompatibly.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import json
 
-from ..formula import FUNCTIONS, Formula, FormulaError, offset_of
+from ..maths.formula import FUNCTIONS, Formula, FormulaError, offset_of
 
 __all__ = ["compile_formula", "js_literal"]
 

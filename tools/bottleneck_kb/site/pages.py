@@ -1,6 +1,6 @@
 """A knowledge base as the site's pages: Markdown with raw HTML blocks, and assets.
 
-Pages are built from the typed model and from `model_view` (the evaluation), never from the
+Pages are built from the typed model and from `view` (the evaluation), never from the
 YAML. Everything a contributor wrote reaches a page through `prose` (Markdown made safe) or
 `prose.text` (escaped), inside raw HTML blocks that MkDocs passes through as they are; the
 Markdown around them (headings, fixed words) is this module's own. Links between generated
@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..addresses import (
+from ..checking.run import check_read, checked_catalog
+from ..core.diagnostics import INTERNAL, Diagnostic, Severity, error
+from ..core.numbers import times
+from ..evaluation.roofline import COMPUTE, MEMORY
+from ..knowledge.addresses import (
     COMPARE,
     DEVICES,
     ENTRIES_BY_BOUND,
@@ -27,35 +31,16 @@ from ..addresses import (
     entry_page,
     rule_page,
 )
-from ..check import check_read, checked_catalog
-from ..diagnostics import INTERNAL, Diagnostic, Severity, error
-from ..kb import KnowledgeBase
-from ..model import (
-    PEAK_FLOPS,
-    PER_DIRECTION,
-    Device,
-    Entry,
-    Figure,
-    Symbol,
-    dtype_traits,
-    field_shapes,
-    parameter_dimension,
-)
-from ..numbers import times
-from ..roofline import COMPUTE, MEMORY
+from ..knowledge.base import KnowledgeBase
+from ..records.device import PER_DIRECTION, Device, Figure
+from ..records.entry import Entry, Symbol
+from ..records.fields import PEAK_FLOPS, dtype_traits, field_shapes, parameter_dimension
 from ..schemas import ENTRY, HARDWARE, documented, published, published_text, schema
 from . import charts, export, mathml
 from .explorer import compare_body, explorer_assets, explorer_block
 from .formula_js import js_literal
-from .model_view import (
-    EntryView,
-    ViewCache,
-    format_quantity,
-    format_seconds,
-    number,
-    ridge_points,
-)
 from .prose import block, inline, plain, text
+from .view import EntryView, ViewCache, format_quantity, format_seconds, number, ridge_points
 
 STYLESHEET = "assets/bottleneck-kb.css"
 EXPORT = "export/knowledge-base.json"

@@ -24,9 +24,9 @@ One job per module:
     problems    the codes, the limits, and how a stage stops
 """
 
+from .document import Document, Pointer
 from .files import read_file
 from .loader import load
-from .positions import Document, Pointer
 from .problems import (
     ALIAS,
     BAD_NUMBER,

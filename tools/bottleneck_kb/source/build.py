@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from ..diagnostics import Diagnostic, Severity
+from ..core.diagnostics import Diagnostic, Severity
 from .characters import refuse_control_characters
 from .problems import (
     DUPLICATE_KEY,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..diagnostics import CONTROL_CHARACTERS, error
+from ..core.diagnostics import CONTROL_CHARACTERS, error
 from .positions import content_column, flow_scalar_position, line_col
 from .problems import CONTROL_CHARACTER, ENCODING, MAX_FILE_BYTES, Stop, too_large
 

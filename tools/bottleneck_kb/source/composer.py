@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 from yaml._yaml import CParser
 
-from ..diagnostics import error
+from ..core.diagnostics import error
 from .problems import EMPTY, SYNTAX, Stop, libyaml_error, stop_at
 
 

@@ -8,7 +8,7 @@ import os
 import stat
 from pathlib import Path
 
-from ..diagnostics import Diagnostic, error
+from ..core.diagnostics import Diagnostic, error
 from .problems import MAX_FILE_BYTES, NOT_A_FILE, too_large
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .positions import Marks
+from .document import Marks
 from .problems import MAX_DEPTH, MAX_KEY_LENGTH, MAX_NODES
 from .scalars import KNOWN_KEYS, KNOWN_VALUES, certainly_text, remember_key, remember_value
 

@@ -10,10 +10,10 @@ flow collection.
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from .characters import decode
+from .document import Document
 from .layout import read_layout
-from .positions import Document
 from .problems import NOT_A_MAPPING, Stop, stop_at
 
 

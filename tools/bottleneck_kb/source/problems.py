@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import Diagnostic, error
+from ..core.diagnostics import Diagnostic, error
 from .positions import BREAK, line_col
 
 if TYPE_CHECKING:

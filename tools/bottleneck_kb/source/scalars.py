@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..diagnostics import Diagnostic, Severity
+from ..core.diagnostics import Diagnostic, Severity
 from .problems import BAD_NUMBER, MAX_NUMBER_DIGITS, PORTABLE_NUMBER, YAML11_BOOLEAN
 
 #: The words YAML 1.2 (core schema) reads as null and the booleans.

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 from yaml._yaml import CParser
 
-from ..diagnostics import error
+from ..core.diagnostics import error
 from .positions import line_col
 from .problems import ALIAS, MAX_NODES, SYNTAX, TAG, TOO_LARGE, Stop, libyaml_error, stop_at
 

@@ -2,7 +2,7 @@
 
 This is the only module that needs sympy, which is slow to import, so callers import it lazily.
 Expressions are built by walking the already-validated tree of a
-:class:`~bottleneck_kb.formula.Formula`, never from its text, so sympy's string parser (which
+:class:`~bottleneck_kb.maths.formula.Formula`, never from its text, so sympy's string parser (which
 evaluates Python) is never exposed to untrusted input.
 
 sympy computes exact powers eagerly, so a hostile ``9**9**9`` would make it build a number with

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .diagnostics import Diagnostic, Severity
-from .model import Device
+from ..core.diagnostics import Diagnostic, Severity
+from ..records.device import Device
 
 
 @dataclass(frozen=True)

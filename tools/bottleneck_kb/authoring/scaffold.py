@@ -16,19 +16,12 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from . import schemas
-from .atomic import written_beside
-from .errors import KBError
-from .fmt import (
-    WIDTH,
-    branches,
-    child,
-    format_text,
-    item_schema,
-    property_names,
-)
-from .kb import ENTRIES, HARDWARE, SUFFIX, display_path
-from .rules.placeholders import PLACEHOLDER
+from .. import schemas
+from ..core.errors import KBError
+from ..core.files import written_beside
+from ..knowledge.files import ENTRIES, HARDWARE, SUFFIX, display_path
+from ..rules.placeholders import PLACEHOLDER
+from .fmt import WIDTH, branches, child, format_text, item_schema, property_names
 
 FOLDERS = {schemas.ENTRY: ENTRIES, schemas.HARDWARE: HARDWARE}
 

@@ -15,34 +15,31 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import schemas
-from .diagnostics import Diagnostic, Severity, error, sorted_diagnostics
-from .evaluation import evaluation_cost
-from .kb import (
-    ALIASES,
+from .. import schemas
+from ..core.diagnostics import Diagnostic, Severity, error, sorted_diagnostics
+from ..core.outputs import committed_outputs
+from ..core.parallel import map_items
+from ..evaluation.entry import evaluation_cost
+from ..evaluation.roofline import figures_needed, parse_formulas, runnable
+from ..knowledge.base import Catalog, KnowledgeBase
+from ..knowledge.files import (
     ENTRIES,
     HARDWARE,
     NOT_READ,
-    RELATED,
     SUFFIX,
-    Catalog,
-    KnowledgeBase,
     discover,
     display_path,
-    entries_naming,
     entry_files,
     entry_ids,
     existing,
-    guarded,
-    read_entry,
 )
-from .model import Device, Entry
-from .outputs import committed_outputs
-from .parallel import map_items
+from ..knowledge.links import ALIASES, RELATED, entries_naming
+from ..knowledge.read import guarded, read_entry
+from ..records.device import Device
+from ..records.entry import Entry
+from ..rules import Context, Rule, Scope, rules_for, rules_in
+from ..rules.identity import Summary, summarize
 from .results import CheckResult
-from .roofline import figures_needed, parse_formulas, runnable
-from .rules import Context, Rule, Scope, rules_for, rules_in
-from .rules.identity import Summary, summarize
 
 #: Below this many entries one process is faster than starting workers.
 PARALLEL_THRESHOLD = 400

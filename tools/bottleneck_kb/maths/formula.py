@@ -36,7 +36,7 @@ from numbers import Real
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from .errors import KBError
+from ..core.errors import KBError
 
 __all__ = [
     "FUNCTIONS",

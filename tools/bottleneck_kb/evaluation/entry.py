@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from .errors import BadRequest, KBError
-from .formula import Formula, FormulaError
-from .model import Device, Entry, WrittenFormula
-from .numbers import exact_number, format_seconds, number
+from ..core.errors import BadRequest, KBError
+from ..core.numbers import exact_number, format_seconds, number
+from ..maths.formula import Formula, FormulaError
+from ..records.device import Device
+from ..records.entry import Entry, WrittenFormula
+from ..schemas import suggest
 from .roofline import (
     DATASHEET,
     Basis,
@@ -36,10 +38,9 @@ from .roofline import (
     verdicts,
     work,
 )
-from .schemas import suggest
 
 if TYPE_CHECKING:
-    from .symbolic import Rendered
+    from ..maths.symbolic import Rendered
 
 #: Sample points per range when looking for a crossover, and bisection steps after one is
 #: found; both bound the work a hostile range can ask for.
@@ -327,7 +328,7 @@ def evaluate_entry(
     ]
     rendered = None
     if symbolic:
-        from .symbolic import render_intensity, to_sympy
+        from ..maths.symbolic import render_intensity, to_sympy
 
         try:
             rendered = render_intensity(formulas.flops, formulas.bytes)

@@ -47,15 +47,16 @@ from ruamel.yaml.scalarstring import (
 from ruamel.yaml.tokens import CommentToken
 from yaml._yaml import CParser
 
-from . import schemas
-from .atomic import written_beside
-from .diagnostics import INTERNAL, Diagnostic, error, one_line, sorted_diagnostics
-from .kb import ENTRIES, HARDWARE, display_path, guarded, named_files
-from .parallel import map_items
-from .source import MAX_FILE_BYTES, SYNTAX, load, read_file
-from .source.characters import INVISIBLE
-from .source.positions import line_col
-from .source.scalars import LEADING_ZERO, OCTAL, YAML11_FLOAT, portable_number
+from .. import schemas
+from ..core.diagnostics import INTERNAL, Diagnostic, error, one_line, sorted_diagnostics
+from ..core.files import written_beside
+from ..core.parallel import map_items
+from ..knowledge.files import ENTRIES, HARDWARE, display_path, named_files
+from ..knowledge.read import guarded
+from ..source import MAX_FILE_BYTES, SYNTAX, load, read_file
+from ..source.characters import INVISIBLE
+from ..source.positions import line_col
+from ..source.scalars import LEADING_ZERO, OCTAL, YAML11_FLOAT, portable_number
 
 #: Folded prose is wrapped to lines of at most this many columns (a longer word stands alone).
 WIDTH = 100

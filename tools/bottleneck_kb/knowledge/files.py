@@ -1,30 +1,30 @@
-"""Finding and reading the files of a knowledge base into typed entries and devices."""
+"""The files of a knowledge base: which are read as entries and devices, what looks like one
+but is not read (and is said), the files a check of paths names, and paths as a user sees
+them."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
 
-from . import schemas
-from .diagnostics import INTERNAL, Diagnostic, error
-from .errors import BadRequest
-from .model import Device, Entry, build_device, build_entry
-from .source import NOT_A_FILE, PORTABLE_NUMBER, Document, load, read_file
-
-T = TypeVar("T")
+from .. import schemas
+from ..core.diagnostics import Diagnostic, error
+from ..core.errors import BadRequest
+from ..source import NOT_A_FILE
 
 ENTRIES = "entries"
+
+
 HARDWARE = "hardware"
+
+
 SUFFIX = ".yaml"
+
+
 #: A file under entries/ or hardware/ that looks like an entry or a device but is not read.
 NOT_READ = "KB019"
-#: Two entries, or two devices, with one id.
-DUPLICATE_ID = "KB202"
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -153,6 +153,8 @@ def _walk(
 
 
 _OUTSIDE_HINT = "run kb with --root set to its own repository, or copy it into entries/"
+
+
 #: Endings of files that may have been meant as an entry or a device; only SUFFIX is read.
 _MEANT_AS_DATA = (".yaml", ".yml", ".json")
 
@@ -192,168 +194,6 @@ def _refused(
     path: Path, root: Path, message: str, hint: str = "commit the files themselves"
 ) -> Diagnostic:
     return error(NOT_A_FILE, display_path(path, root), 1, 1, message, hint)
-
-
-def read_document(
-    path: Path, root: Path, kind: str, shown_from: Path | None = None
-) -> tuple[Document | None, list[Diagnostic]]:
-    """Read, parse and validate one file of the repository at `root` against the schema of
-    `kind`, its path shown from `shown_from` (default: root)."""
-    display = display_path(path, shown_from or root)
-    raw, problems = read_file(path, display, root)
-    if raw is None:
-        return None, problems
-    document, problems = load(raw, display)
-    if document is None:
-        return None, problems
-    invalid = schemas.validate(kind, document)
-    if invalid:
-        # A number where the schema wants another type (a figure's value, which carries its
-        # unit) is told so by the schema; KB014's hint to spell the number otherwise would
-        # only lead to that same error.
-        retyped = {(d.line, d.col) for d in invalid if d.code == schemas.WRONG_TYPE}
-        kept = [p for p in problems if p.code != PORTABLE_NUMBER or (p.line, p.col) not in retyped]
-        return None, kept + invalid
-    return document, problems
-
-
-def read_entry(path: Path, root: Path) -> tuple[Entry | None, list[Diagnostic]]:
-    document, problems = read_document(path, root, schemas.ENTRY)
-    if document is None:
-        return None, problems
-    return build_entry(document), problems
-
-
-def read_device(
-    path: Path, root: Path, shown_from: Path | None = None
-) -> tuple[Device | None, list[Diagnostic]]:
-    document, problems = read_document(path, root, schemas.HARDWARE, shown_from)
-    if document is None:
-        return None, problems
-    device, invalid = build_device(document)
-    return device, problems + invalid
-
-
-def guarded(
-    read: Callable[[Path, Path], tuple[T | None, list[Diagnostic]]],
-    path: Path,
-    root: Path,
-    shown_from: Path | None = None,
-) -> tuple[T | None, list[Diagnostic]]:
-    """`read(path, root)`, with a failure kb did not foresee turned into an internal-error
-    diagnostic on that file, so that one file's surprise never hides the other files' results."""
-    try:
-        return read(path, root)
-    except Exception as exc:  # the point is to catch what nobody foresaw
-        return None, [
-            error(
-                INTERNAL,
-                display_path(path, shown_from or root),
-                1,
-                1,
-                f"internal error while checking this file: {type(exc).__name__}: {exc}",
-                "this is a bug in kb; please report it with the file",
-            )
-        ]
-
-
-@dataclass
-class Catalog:
-    """The devices of hardware/, by id, and the files that failed to give one."""
-
-    devices: dict[str, Device] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: Device id -> the file of hardware/ that would define it but has errors: an entry that
-    #: names the device is pointed there once, instead of being told it does not exist.
-    broken: dict[str, str] = field(default_factory=dict)
-    #: Devices read whole but left out because another file has their id (reported).
-    duplicates: list[Device] = field(default_factory=list)
-    #: The folder the devices were read from, as messages name it: the knowledge base's own
-    #: hardware/, or another's (kb check --catalog) by its whole path.
-    folder: str = f"{HARDWARE}/"
-    #: Whether the devices are the knowledge base's own: another's files are formatted (and
-    #: their schema line judged) by the repository that keeps them.
-    own: bool = True
-
-    @classmethod
-    def load(cls, root: Path, elsewhere: Path | None = None) -> Catalog:
-        """The devices of root's hardware/, or of another knowledge base's at `elsewhere`
-        (kb check --catalog), which messages name by its whole path."""
-        if elsewhere is not None and os.path.realpath(elsewhere) == os.path.realpath(root):
-            elsewhere = None  # --catalog naming the knowledge base itself
-        # Another catalog's files are named by their whole path, in every message: they are
-        # not the files of this knowledge base's hardware/ that have their names.
-        catalog_root = root if elsewhere is None else Path(os.path.abspath(elsewhere))
-        catalog = cls(
-            folder=f"{catalog_root / HARDWARE}/" if elsewhere else f"{HARDWARE}/",
-            own=elsewhere is None,
-        )
-        read: list[Device] = []
-        for path in discover(catalog_root, HARDWARE, catalog.diagnostics, root):
-            device, problems = guarded(
-                lambda p, r: read_device(p, r, root), path, catalog_root, root
-            )
-            catalog.diagnostics.extend(problems)
-            if device is not None:
-                read.append(device)
-            else:
-                catalog.broken[path.name.removesuffix(SUFFIX)] = display_path(path, root)
-        for device in sorted(read, key=_owns_its_id):
-            owner = catalog.devices.setdefault(device.id, device)
-            if owner is not device:
-                catalog.duplicates.append(device)
-                catalog.diagnostics.append(_duplicate_device(device, owner))
-        # By id, not by file name: hardware/x-y.yaml sorts before hardware/x.yaml.
-        catalog.devices = dict(sorted(catalog.devices.items()))
-        return catalog
-
-
-def _owns_its_id(device: Device) -> tuple[bool, str]:
-    """Devices whose id is their file name first: of two files with one id, the other one
-    introduced the duplicate."""
-    return (Path(device.path).stem != device.id, device.path)
-
-
-def _duplicate_device(device: Device, owner: Device) -> Diagnostic:
-    own_id = Path(device.path).stem
-    valid = schemas.is_id(schemas.HARDWARE, own_id)
-    return device.source.error_at(
-        DUPLICATE_ID,
-        ("id",),
-        f"device id '{device.id}' is already used by {owner.path}",
-        f"set id: {own_id}"
-        if valid
-        else f"rename the file to {HARDWARE}/<id>.yaml and set id to match",
-    )
-
-
-@dataclass
-class KnowledgeBase:
-    """Entries and devices read from a root, with every problem found while reading them."""
-
-    root: Path
-    catalog: Catalog
-    entries: list[Entry]
-    diagnostics: list[Diagnostic]
-
-    @classmethod
-    def load(
-        cls, root: Path, paths: Sequence[Path] | None = None, catalog_root: Path | None = None
-    ) -> KnowledgeBase:
-        """The entries of root (all, or those of `paths`), and the devices of its catalog or
-        of the one at `catalog_root`."""
-        catalog = Catalog.load(root, catalog_root)
-        entries: list[Entry] = []
-        diagnostics = list(catalog.diagnostics)
-        for path in entry_paths(root, paths, diagnostics):
-            entry, problems = read_entry(path, root)
-            diagnostics.extend(problems)
-            if entry is not None:
-                entries.append(entry)
-        return cls(root, catalog, entries, diagnostics)
-
-    def entry(self, entry_id: str) -> Entry | None:
-        return next((e for e in self.entries if e.id == entry_id), None)
 
 
 def entry_ids(paths: Iterable[Path | str], root: Path) -> frozenset[str]:
@@ -466,54 +306,6 @@ def _named_file_unread(root: Path, path: Path, folders: tuple[str, ...]) -> Diag
     return error(NOT_READ, display_path(path, root), 1, 1, message, hint)
 
 
-#: Where an entry names entry ids: the list, and the key of each item that holds the id
-#: (None: the item is the id).
-Places = tuple[tuple[str, str | None], ...]
-#: The entries an entry relates to.
-RELATED: Places = (("related", "id"),)
-#: The entry's former ids.
-ALIASES: Places = (("aliases", None),)
-
-
-def _named(data: object, places: Places) -> Iterator[object]:
-    """The ids an entry's data names at `places`, whatever its shape: the data has not been
-    validated yet."""
-    if not isinstance(data, dict):
-        return
-    for part, key in places:
-        items = data.get(part)
-        for item in items if isinstance(items, list) else ():
-            names = item if key is None else item.get(key) if isinstance(item, dict) else None
-            if isinstance(names, list):
-                yield from names
-            elif names is not None:
-                yield names
-
-
-def entries_naming(
-    root: Path, paths: Iterable[Path], entry_ids: Collection[str], places: Places
-) -> list[Path]:
-    """The entry files among `paths` that name one of `entry_ids` at `places`: in `related`,
-    those whose diagnostics change when one of those entries is deleted; in `aliases`, those
-    whose former ids an entry with one of those ids or aliases takes.
-
-    Only files whose bytes hold an id, or a backslash (a double-quoted YAML string may spell
-    an id with escapes), can name one, so only those are parsed; they are only parsed, the
-    check proper comes later.
-    """
-    wanted = [name.encode() for name in entry_ids]
-    found = []
-    for path in paths:
-        raw, _ = read_file(path, "", root)  # its problems are the check's to say, not these
-        if raw is None or not (b"\\" in raw or any(name in raw for name in wanted)):
-            continue
-        document, _ = load(raw, display_path(path, root))
-        data = None if document is None else document.data
-        if any(isinstance(n, str) and n in entry_ids for n in _named(data, places)):
-            found.append(path)
-    return found
-
-
 def entry_file(root: Path, entry_id: str) -> Path:
     """The file of entry `entry_id` below root; a BadRequest for what is not the id of an
     entry file (an id is its file's path, so `gemm/../gemm/x` and `./gemm/x` name none)."""
@@ -537,85 +329,3 @@ def entry_file(root: Path, entry_id: str) -> Path:
             hint = f"{ENTRIES}/ holds no entry"
         raise BadRequest(f"no entry '{entry_id}'", hint)
     return path
-
-
-class ChangedFilesError(BadRequest):
-    """The files changed since a git ref cannot be listed (no repository, no such ref)."""
-
-
-#: Seconds any one git command may take before listing changed files is given up.
-GIT_TIMEOUT = 60
-
-
-def _run_git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ChangedFilesError(f"cannot run git in {root}: {exc}") from None
-
-
-def _git(root: Path, *args: str) -> str:
-    done = _run_git(root, *args)
-    if done.returncode != 0:
-        raise ChangedFilesError(f"git {args[0]} failed in {root}: {done.stderr.strip()}")
-    return done.stdout
-
-
-def changed_paths(root: Path, ref: str) -> tuple[list[Path], list[Path]]:
-    """The files of `root` changed since `ref` (what a pull request touches): those that
-    exist, and those the change removed, whose dependents must be checked again. Every file,
-    not only entries and devices: a file elsewhere may be what a link in entries/ leads to,
-    and one misnamed in entries/ (`x.yml`) is reported, as a full check reports it.
-
-    Changes are counted from the merge base of `ref` and HEAD to the working tree, untracked
-    files included.
-    """
-    _inside_git(root)
-    try:
-        commit = _git(root, "rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}")
-    except ChangedFilesError:
-        raise ChangedFilesError(
-            f"'{ref}' is not a commit of the git repository at {root}"
-        ) from None
-    base = _git(root, "merge-base", commit.strip(), "HEAD").strip()
-    tracked = _git(root, "diff", "--name-only", "--no-renames", "--relative", "-z", base, "--")
-    untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
-    present: list[Path] = []
-    removed: list[Path] = []
-    for name in dict.fromkeys((tracked + untracked).split("\0")):
-        if not name:
-            continue
-        path = root / name
-        (present if path.exists() or path.is_symlink() else removed).append(path)
-    return present, removed
-
-
-def staged_paths(root: Path) -> tuple[list[Path], list[Path]]:
-    """The files of `root` staged for commit (git's index against HEAD, or against nothing
-    before the first commit): those that exist, and those the commit deletes. pre-commit hands
-    a hook only the files that exist, so a deletion alone would check nothing, and the entries
-    relating to a deleted one would go unchecked. A file the commit deletes is removed though
-    it stays on disk (`git rm --cached`). Files are read from disk, as pre-commit leaves them
-    (unstaged changes set aside, untracked files in place): an untracked device on disk is
-    still in the catalog, as in a full run of the working tree."""
-    _inside_git(root)
-    listed = _git(root, "diff", "--cached", "--name-status", "--no-renames", "--relative", "-z")
-    fields = listed.split("\0")
-    present: list[Path] = []
-    removed: list[Path] = []
-    for status, name in zip(fields[0::2], fields[1::2], strict=False):
-        if name:
-            (removed if status == "D" else present).append(root / name)
-    return present, removed
-
-
-def _inside_git(root: Path) -> None:
-    if _run_git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() != "true":
-        raise ChangedFilesError(f"{root} is not in a git repository")

@@ -14,12 +14,13 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
-from . import formula
-from .diagnostics import Diagnostic
-from .errors import KBError
-from .model import Check, Device, Entry, Intensity, WorkaroundModel, WrittenFormula
-from .numbers import exact_number, format_quantity, format_seconds, number
-from .schemas import ENTRY, roofs, vocabulary
+from ..core.diagnostics import Diagnostic
+from ..core.errors import KBError
+from ..core.numbers import exact_number, format_quantity, format_seconds, number
+from ..maths import formula
+from ..records.device import Device
+from ..records.entry import Check, Entry, Intensity, WorkaroundModel, WrittenFormula
+from ..schemas import ENTRY, roofs, vocabulary
 
 FORMULA = "KB401"
 

@@ -21,11 +21,11 @@ from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
-from ..diagnostics import Severity, located_line
-from ..kb import ENTRIES, HARDWARE
-from ..outputs import OutputRefused, guard_output
-from .model_view import default_folder
+from ..core.diagnostics import Severity, located_line
+from ..core.outputs import OutputRefused, guard_output
+from ..knowledge.files import ENTRIES, HARDWARE
 from .pages import STYLESHEET, Options, build_site
+from .view import default_folder
 
 _LOG = get_plugin_logger(__name__)
 

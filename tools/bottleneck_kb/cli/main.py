@@ -19,8 +19,8 @@ import click
 from click.decorators import FC
 
 if TYPE_CHECKING:
-    from .diagnostics import Diagnostic
-    from .errors import KBError
+    from ..core.diagnostics import Diagnostic
+    from ..core.errors import KBError
 
 #: The kinds of result that commands report (`report.CHECK` ...), spelt here so that
 #: `kb --help` need not import the reporters.
@@ -59,14 +59,14 @@ def _again_args(root: Path | None, catalog: Path | None) -> list[str]:
 
 def _path_here(base: Path) -> Callable[[str], str]:
     """How a path shown from the root reads from the current folder (kb.shown_from_here)."""
-    from .kb import shown_from_here
+    from ..knowledge.files import shown_from_here
 
     return shown_from_here(base, Path.cwd()) or str
 
 
 def _shown_here(base: Path, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The diagnostics with their paths as they open from the current folder."""
-    from .kb import shown_from_here
+    from ..knowledge.files import shown_from_here
 
     shown = shown_from_here(base, Path.cwd())
     if shown is None:  # the usual case: nothing to change
@@ -107,9 +107,9 @@ def _catalog_option(function: click.decorators.FC) -> click.decorators.FC:
 
 def _catalog_root(_: click.Context, param: click.Parameter, catalog: Path | None) -> Path | None:
     """The knowledge base whose hardware/ --catalog names."""
-    from . import kb
+    from ..knowledge.files import HARDWARE
 
-    folder = kb.HARDWARE
+    folder = HARDWARE
     if catalog is not None and catalog.name == folder and not (catalog / folder).is_dir():
         catalog = catalog.parent
     if catalog is not None and not (catalog / folder).is_dir():
@@ -127,7 +127,7 @@ class _Formats(click.Choice):  # type: ignore[type-arg]
 
     @property  # type: ignore[override]
     def choices(self) -> list[str]:
-        from .report import formats
+        from ..report import formats
 
         return formats(self.kind)
 
@@ -155,7 +155,7 @@ class _Commands(click.Group):
     break must not start a line of a CI log as a workflow command)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        from .diagnostics import one_line
+        from ..core.diagnostics import one_line
 
         kwargs["standalone_mode"] = False
         try:
@@ -171,7 +171,7 @@ class _Commands(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
-        from .errors import BadRequest, KBError
+        from ..core.errors import BadRequest, KBError
 
         try:
             return super().invoke(ctx)
@@ -183,14 +183,14 @@ class _Commands(click.Group):
         except BrokenPipeError:
             raise  # the reader stopped reading (`kb rules | head`): click exits 1, quietly
         except OSError as exc:  # the machine, not kb: a full disk under the output, say
-            from .diagnostics import one_line
+            from ..core.diagnostics import one_line
 
             with contextlib.suppress(OSError):
                 where = f": {exc.filename}" if exc.filename else ""
                 click.echo(one_line(f"kb: {exc.strerror or exc}{where}"), err=True)
             sys.exit(2)
         except Exception as exc:  # the point is to catch what nobody foresaw
-            from .diagnostics import one_line
+            from ..core.diagnostics import one_line
 
             click.echo(
                 f"kb: internal error: {type(exc).__name__}: {one_line(str(exc))}\n"
@@ -201,7 +201,7 @@ class _Commands(click.Group):
 
 
 def _error_text(exc: KBError) -> str:
-    from .diagnostics import one_line
+    from ..core.diagnostics import one_line
 
     location = exc.location()
     where = "{}:{}:{}: ".format(*location) if location else ""
@@ -289,10 +289,11 @@ def check(
     Exit status: 0 no errors (warnings allowed unless --strict), 1 errors found, 2 usage or
     internal error.
     """
-    from .check import check as run_check
-    from .diagnostics import INTERNAL, one_line
-    from .kb import ChangedFilesError, changed_paths, display_path, staged_paths
-    from .report import render
+    from ..checking.run import check as run_check
+    from ..core.diagnostics import INTERNAL, one_line
+    from ..knowledge.files import display_path
+    from ..knowledge.git import ChangedFilesError, changed_paths, staged_paths
+    from ..report import render
 
     # Codes are printed in upper case; `kb406` typed from memory means the same rule.
     if explain is not None:
@@ -397,13 +398,14 @@ def eval_command(
     Exit status: 0 evaluated, 1 an entry kb check refuses (its numbers are still shown where
     they can be worked out, with the errors), 2 a bad request.
     """
-    from .check import check_read, checked_catalog
-    from .diagnostics import Severity, located_line, one_line
-    from .evaluation import evaluate_entry
-    from .kb import KnowledgeBase, entry_file, related_folders
-    from .report import render
-    from .roofline import Basis
-    from .schemas import published
+    from ..checking.run import check_read, checked_catalog
+    from ..core.diagnostics import Severity, located_line, one_line
+    from ..evaluation.entry import evaluate_entry
+    from ..evaluation.roofline import Basis
+    from ..knowledge.base import KnowledgeBase
+    from ..knowledge.files import entry_file, related_folders
+    from ..report import render
+    from ..schemas import published
 
     overrides = _parse_assignments(assignments)
     base = _root(root)
@@ -448,11 +450,11 @@ def eval_command(
 @_root_option
 def hardware(output_format: str, catalog: Path | None, root: Path | None) -> None:
     """List the devices of the catalog with their ridge point per dtype."""
-    from .check import checked_catalog
-    from .kb import Catalog
-    from .report import render
-    from .results import HardwareListing
-    from .schemas import published
+    from ..checking.results import HardwareListing
+    from ..checking.run import checked_catalog
+    from ..knowledge.base import Catalog
+    from ..report import render
+    from ..schemas import published
 
     base = catalog or _root(root)
     read = Catalog.load(base, catalog)
@@ -470,16 +472,16 @@ def hardware(output_format: str, catalog: Path | None, root: Path | None) -> Non
 
 
 def _known_rule(code: str) -> None:
-    from .errors import BadRequest
-    from .rules import REGISTRY
-    from .schemas import suggest
+    from ..core.errors import BadRequest
+    from ..rules import REGISTRY
+    from ..schemas import suggest
 
     if code not in REGISTRY:
         raise BadRequest(f"no rule {code}", suggest(code, sorted(REGISTRY), "codes"))
 
 
 def _explanation(code: str) -> str:
-    from .rules import REGISTRY
+    from ..rules import REGISTRY
 
     _known_rule(code)
     rule = REGISTRY[code]
@@ -491,7 +493,7 @@ def _explanation(code: str) -> str:
 def rules(codes: tuple[str, ...]) -> None:
     """List every diagnostic code with its name and summary; with CODES, show each one's
     documentation (as kb check --explain CODE does)."""
-    from .rules import REGISTRY
+    from ..rules import REGISTRY
 
     if codes:
         click.echo("\n\n".join(_explanation(code.upper()) for code in codes))
@@ -517,8 +519,8 @@ def fmt(
     Exit status: 0 nothing to do (or all written), 1 a file would change (--check, --diff) or
     was refused because it does not load, 2 usage error.
     """
-    from .diagnostics import located_line, one_line, printable
-    from .fmt import format_paths, write_atomic
+    from ..authoring.fmt import format_paths, write_atomic
+    from ..core.diagnostics import located_line, one_line, printable
 
     base = _root(root, paths)
     run = format_paths(base, list(paths) or None, jobs)
@@ -558,7 +560,7 @@ def schema_command(kind: str) -> None:
     """Print the JSON Schema kb checks files of KIND (entry or hardware) with, to publish in a
     knowledge base's schema/ folder for editors: kb schema entry > schema/entry.schema.json.
     """
-    from .schemas import ENTRY, HARDWARE, schema_text
+    from ..schemas import ENTRY, HARDWARE, schema_text
 
     if kind not in (ENTRY, HARDWARE):
         raise click.BadParameter(f"'{kind}' is not {ENTRY} or {HARDWARE}", param_hint="KIND")
@@ -580,10 +582,10 @@ def new(
     until it is replaced. An existing file is never overwritten. `--root DIR` names the
     knowledge base, and starts one in an existing folder that has none.
     """
-    from .diagnostics import one_line
-    from .kb import display_path
-    from .scaffold import new_file
-    from .schemas import ENTRY, HARDWARE
+    from ..authoring.scaffold import new_file
+    from ..core.diagnostics import one_line
+    from ..knowledge.files import display_path
+    from ..schemas import ENTRY, HARDWARE
 
     given = {k: v for k, v in (("class", cls), ("bound_by", bound_by)) if v is not None}
     if is_device and given:
@@ -602,7 +604,3 @@ def new(
             "checks, derived values, bounds, ...) are in CONTRIBUTING.md, 'What each field "
             "means', and the schema"
         )
-
-
-if __name__ == "__main__":  # `python -m bottleneck_kb.cli`, as `python -m bottleneck_kb`
-    run()

@@ -34,15 +34,16 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..atomic import written_beside
-from ..errors import KBError
-from ..evaluation import evaluate_entry, sweep
-from ..formula import FormulaError
-from ..model import Device, Entry
-from ..numbers import format_quantity, format_seconds, number
-from ..parallel import map_items
+from ..core.errors import KBError
+from ..core.files import written_beside
+from ..core.numbers import format_quantity, format_seconds, number
+from ..core.parallel import map_items
+from ..evaluation.entry import evaluate_entry, sweep
+from ..evaluation.roofline import EvaluationError, Formulas, work
+from ..maths.formula import FormulaError
+from ..records.device import Device
+from ..records.entry import Entry
 from ..report.evaluation import evaluation_data
-from ..roofline import EvaluationError, Formulas, work
 from . import mathml
 
 __all__ = [
@@ -99,7 +100,7 @@ class EntryView:
 
 def compute_view(entry: Entry, devices: Sequence[Device]) -> EntryView:
     """Evaluate `entry` on every device of `devices` that has the figures it reads."""
-    from ..symbolic import to_mathml, to_sympy
+    from ..maths.symbolic import to_mathml, to_sympy
 
     dtype = entry.intensity.dtype
     try:

@@ -19,10 +19,11 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from .formula import Bounds, Formula
-from .intervals import Box, bounds
-from .model import Device, Entry, WrittenFormula
-from .numbers import number
+from ..core.numbers import number
+from ..maths.formula import Bounds, Formula
+from ..maths.intervals import Box, bounds
+from ..records.device import Device
+from ..records.entry import Entry, WrittenFormula
 from .roofline import (
     BASES,
     ROOFS,

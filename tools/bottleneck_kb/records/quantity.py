@@ -20,7 +20,7 @@ from enum import Enum
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
-from .errors import KBError
+from ..core.errors import KBError
 
 if TYPE_CHECKING:
     import pint

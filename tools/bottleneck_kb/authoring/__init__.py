@@ -1,0 +1,1 @@
+"""Writing files for contributors: kb fmt's canonical form and kb new's skeletons."""

@@ -1,0 +1,2 @@
+"""The formula language (parse, functions, evaluate), interval arithmetic, the symbolic view
+and its budget: no YAML, no hardware."""

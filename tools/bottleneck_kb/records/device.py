@@ -1,0 +1,209 @@
+"""Typed devices, built from documents the hardware schema has accepted: each figure in base
+units (a link bandwidth per direction), with its source, note and measured value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.diagnostics import Diagnostic
+from ..source import Document
+from .fields import PEAK_FLOPS, FieldShape, field_shapes
+from .located import Located
+from .quantity import Measure, QuantityError, parse
+
+BAD_QUANTITY = "KB301"
+
+
+#: What each `direction` of a link bandwidth is multiplied by to give one direction.
+PER_DIRECTION = {"per_direction": 1.0, "both_directions": 0.5}
+
+
+@dataclass(slots=True)
+class Source:
+    """A document a device's figures come from; `kind` is vendor or secondary, `read` the
+    date it was read."""
+
+    id: str
+    title: str
+    url: str
+    publisher: str
+    kind: str
+    read: str
+    where: Located
+
+
+@dataclass(slots=True)
+class Measured:
+    """A measured value beside a datasheet figure, converted like the figure."""
+
+    value: Measure
+    how: str
+    source: str
+    where: Located
+
+
+@dataclass(slots=True)
+class Figure:
+    """One figure of a device: its datasheet value in the model's units (a link bandwidth per
+    direction; a count as a number), and what the file says about it."""
+
+    value: Measure
+    source: str
+    basis: str
+    note: str | None
+    direction: str | None
+    measured: Measured | None
+    where: Located
+
+
+@dataclass(slots=True)
+class Fraction:
+    """A typical achieved fraction of a datasheet peak, with its source."""
+
+    value: float
+    source: str
+    note: str | None
+    where: Located
+
+
+@dataclass(slots=True)
+class Device:
+    id: str
+    name: str
+    vendor: str
+    #: Every figure by parameter name: `memory_bandwidth`, `peak_flops.bf16`, ...
+    figures: dict[str, Figure]
+    achieved: dict[str, Fraction]
+    notes: str | None
+    sources: tuple[Source, ...]
+    source: Document = field(repr=False)
+    #: Datasheet values by field name, dense peaks by dtype, measured values by parameter
+    #: name and achieved fractions by field: views of `figures` and `achieved`, asked for by
+    #: every evaluation.
+    quantities: dict[str, Measure] = field(init=False, repr=False, compare=False)
+    peak_flops: dict[str, Measure] = field(init=False, repr=False, compare=False)
+    measured: dict[str, Measure] = field(init=False, repr=False, compare=False)
+    achieved_fraction: dict[str, float] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        prefix = PEAK_FLOPS + "."
+        self.quantities = {
+            name: f.value for name, f in self.figures.items() if not name.startswith(prefix)
+        }
+        self.peak_flops = {
+            name.removeprefix(prefix): f.value
+            for name, f in self.figures.items()
+            if name.startswith(prefix)
+        }
+        self.measured = {
+            name: f.measured.value for name, f in self.figures.items() if f.measured is not None
+        }
+        self.achieved_fraction = {name: a.value for name, a in self.achieved.items()}
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    @property
+    def memory_bandwidth(self) -> float:
+        return self.quantities["memory_bandwidth"].value
+
+    def parameter(self, name: str) -> Measure | None:
+        """The value of a hardware parameter named as entries name it, or None if absent."""
+        if name.startswith(PEAK_FLOPS + "."):
+            return self.peak_flops.get(name.removeprefix(PEAK_FLOPS + "."))
+        return self.quantities.get(name)
+
+
+def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
+    """A Device from a document the hardware schema has accepted; quantities are parsed here,
+    so a figure in the wrong dimension is reported where it was written."""
+    data = source.data
+    problems: list[Diagnostic] = []
+
+    def at(*pointer: str | int) -> Located:
+        return Located(source, pointer)
+
+    def measure(value: Any, shape: FieldShape, pointer: tuple[str, ...]) -> Measure | None:
+        if shape.dimension is None:  # a count: the schema made it a whole number
+            return Measure(float(value), 0.5)
+        try:
+            return parse(value, shape.dimension)
+        except QuantityError as exc:
+            problems.append(
+                source.error_at(
+                    BAD_QUANTITY, pointer, f"{'.'.join(pointer)}: {exc.message}", exc.hint
+                )
+            )
+            return None
+
+    figures: dict[str, Figure] = {}
+    for name, shape in field_shapes().items():
+        pointer = tuple(name.split(".", 1))
+        item = data.get(pointer[0])
+        if len(pointer) == 2 and item is not None:
+            item = item.get(pointer[1])
+        if item is None:
+            continue
+        factor = PER_DIRECTION[item["direction"]] if "direction" in item else 1.0
+        value = measure(item["value"], shape, (*pointer, "value"))
+        measured = None
+        if "measured" in item:
+            seen = item["measured"]
+            measured_value = measure(seen["value"], shape, (*pointer, "measured", "value"))
+            if measured_value is not None:
+                measured = Measured(
+                    _scaled(measured_value, factor),
+                    seen["how"],
+                    seen["source"],
+                    at(*pointer, "measured"),
+                )
+        if value is None:
+            continue
+        figures[name] = Figure(
+            value=_scaled(value, factor),
+            source=item["source"],
+            basis=item.get("basis", "datasheet"),
+            note=item.get("note"),
+            direction=item.get("direction"),
+            measured=measured,
+            where=at(*pointer),
+        )
+    if problems:
+        return None, problems
+    return Device(
+        id=data["id"],
+        name=data["name"],
+        vendor=data["vendor"],
+        figures=figures,
+        achieved={
+            name: Fraction(
+                float(item["value"]),
+                item["source"],
+                item.get("note"),
+                at("achieved_fraction", name),
+            )
+            for name, item in data.get("achieved_fraction", {}).items()
+        },
+        notes=data.get("notes"),
+        sources=tuple(
+            Source(
+                s["id"],
+                s["title"],
+                s["url"],
+                s["publisher"],
+                s["kind"],
+                s["read"],
+                at("sources", i),
+            )
+            for i, s in enumerate(data["sources"])
+        ),
+        source=source,
+    ), []
+
+
+def _scaled(measure: Measure, factor: float) -> Measure:
+    if factor == 1.0:
+        return measure
+    return Measure(measure.value * factor, measure.resolution * factor)
