@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from bottleneck_kb.checking.run import check
 from bottleneck_kb.core.diagnostics import INTERNAL, Severity
 from bottleneck_kb.evaluation.entry import evaluate_entry
-from bottleneck_kb.evaluation.roofline import BASES
+from bottleneck_kb.evaluation.result import BASES
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.report import EVALUATION, formats, render
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from bottleneck_kb.checking.run import check
-from bottleneck_kb.evaluation.roofline import check_failures, evaluate, parse_formulas
+from bottleneck_kb.evaluation.claims import check_failures
+from bottleneck_kb.evaluation.formulas import parse_formulas
+from bottleneck_kb.evaluation.roofline import evaluate
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bottleneck_kb.evaluation import domain
-from bottleneck_kb.evaluation.roofline import parse_formulas
+from bottleneck_kb.evaluation.formulas import parse_formulas
 from bottleneck_kb.maths import intervals
 from bottleneck_kb.maths.formula import parse, power
 from bottleneck_kb.records.entry import Entry, build_entry

@@ -24,13 +24,8 @@ from click.testing import CliRunner
 from bottleneck_kb.cli import main
 from bottleneck_kb.core.numbers import exact_number, format_quantity
 from bottleneck_kb.evaluation.entry import check_overrides, evaluate_entry, select_devices
-from bottleneck_kb.evaluation.roofline import (
-    Formulas,
-    assignment,
-    beyond_bound,
-    evaluate,
-    parse_formulas,
-)
+from bottleneck_kb.evaluation.formulas import Formulas, parse_formulas
+from bottleneck_kb.evaluation.roofline import assignment, beyond_bound, evaluate
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.maths.formula import power
 from bottleneck_kb.records.entry import Entry

@@ -7,14 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_kb.evaluation.entry import crossovers, evaluate_entry
-from bottleneck_kb.evaluation.roofline import (
-    Basis,
-    EvaluationError,
-    evaluate,
-    parse_formulas,
-    runnable,
-)
+from bottleneck_kb.evaluation.crossovers import crossovers
+from bottleneck_kb.evaluation.entry import evaluate_entry
+from bottleneck_kb.evaluation.formulas import EvaluationError, parse_formulas
+from bottleneck_kb.evaluation.result import Basis
+from bottleneck_kb.evaluation.roofline import evaluate, runnable
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 

@@ -238,7 +238,7 @@ def test_the_bounds_a_check_may_expect_are_the_quantities_the_model_gives() -> N
     """roofline.UNITS (each bound's unit, which Result.quantity answers for) copies the
     schema's `expect` keys for speed: a key added to one and not the other fails here rather
     than as an internal error on the first entry that uses it."""
-    from bottleneck_kb.evaluation.roofline import UNITS
+    from bottleneck_kb.evaluation.roofs import UNITS
     from bottleneck_kb.records.entry import _NOT_BOUNDS
 
     expect = schemas.schema(schemas.ENTRY)["properties"]["checks"]["items"]["properties"]

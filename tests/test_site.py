@@ -27,12 +27,8 @@ from mkdocs.exceptions import Abort
 from bottleneck_kb.checking.run import check
 from bottleneck_kb.core.diagnostics import located_line
 from bottleneck_kb.evaluation.entry import evaluate_entry, select_devices
-from bottleneck_kb.evaluation.roofline import (
-    EvaluationError,
-    assignment,
-    beyond_bounds,
-    parse_formulas,
-)
+from bottleneck_kb.evaluation.formulas import EvaluationError, parse_formulas
+from bottleneck_kb.evaluation.roofline import assignment, beyond_bounds
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.report.evaluation import evaluation_data
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched

@@ -19,8 +19,9 @@ from .. import schemas
 from ..core.diagnostics import Diagnostic, Severity, error, sorted_diagnostics
 from ..core.outputs import committed_outputs
 from ..core.parallel import map_items
-from ..evaluation.entry import evaluation_cost
-from ..evaluation.roofline import figures_needed, parse_formulas, runnable
+from ..evaluation.cost import evaluation_cost
+from ..evaluation.formulas import figures_needed, parse_formulas
+from ..evaluation.roofline import runnable
 from ..knowledge.base import Catalog, KnowledgeBase
 from ..knowledge.files import (
     ENTRIES,

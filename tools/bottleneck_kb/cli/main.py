@@ -401,7 +401,7 @@ def eval_command(
     from ..checking.run import check_read, checked_catalog
     from ..core.diagnostics import Severity, located_line, one_line
     from ..evaluation.entry import evaluate_entry
-    from ..evaluation.roofline import Basis
+    from ..evaluation.result import Basis
     from ..knowledge.base import KnowledgeBase
     from ..knowledge.files import entry_file, related_folders
     from ..report import render

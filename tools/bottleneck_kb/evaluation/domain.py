@@ -24,17 +24,10 @@ from ..maths.formula import Bounds, Formula
 from ..maths.intervals import Box, bounds
 from ..records.device import Device
 from ..records.entry import Entry, WrittenFormula
-from .roofline import (
-    BASES,
-    ROOFS,
-    Basis,
-    EvaluationError,
-    Formulas,
-    basis_figure,
-    device_figures,
-    on_device,
-    work,
-)
+from .formulas import EvaluationError, Formulas
+from .result import BASES, Basis, basis_figure
+from .roofline import on_device, work
+from .roofs import ROOFS, device_figures
 
 #: Boxes one setting (the entry, or one workaround) may be split into before giving up.
 MAX_BOXES = 64

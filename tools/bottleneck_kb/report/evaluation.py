@@ -11,7 +11,7 @@ from . import EVALUATION, reporter, table
 
 if TYPE_CHECKING:
     from ..evaluation.entry import EntryEvaluation
-    from ..evaluation.roofline import Result
+    from ..evaluation.result import Result
 
 
 def result_data(result: Result) -> dict[str, Any]:

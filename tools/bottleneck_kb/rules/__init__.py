@@ -62,8 +62,8 @@ from ..core.diagnostics import Diagnostic, Severity
 from ..knowledge.files import HARDWARE
 
 if TYPE_CHECKING:
-    from ..evaluation.entry import Cost
-    from ..evaluation.roofline import Formulas
+    from ..evaluation.cost import Cost
+    from ..evaluation.formulas import Formulas
     from ..records.device import Device
 
 
@@ -254,7 +254,7 @@ class Context:
     @property
     def evaluable(self) -> bool:
         """The entry's formulas parse and evaluating it stays within the budget."""
-        from ..evaluation.entry import EVALUATION_BUDGET
+        from ..evaluation.cost import EVALUATION_BUDGET
 
         return self.formulas is not None and (
             self.cost is None or self.cost.total <= EVALUATION_BUDGET

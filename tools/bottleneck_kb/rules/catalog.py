@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from ..core.diagnostics import Diagnostic, Severity
 from ..core.numbers import format_quantity
-from ..evaluation.roofline import BASES, Basis, basis_figure
+from ..evaluation.result import BASES, Basis, basis_figure
 from ..records.device import Device
 from ..records.fields import PEAK_FLOPS, dtype_traits, field_shapes
 from ..records.located import Located

@@ -6,24 +6,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.diagnostics import Diagnostic
+from ..evaluation.claims import check_failures, describe, explain
 from ..evaluation.domain import describe_box, unproven
+from ..evaluation.formulas import EvaluationError, located
+from ..evaluation.result import Result
 from ..evaluation.roofline import (
-    CAPACITY,
-    ROOFS,
-    EvaluationError,
-    Result,
     beyond_bound,
     beyond_bounds,
-    check_failures,
-    describe,
-    explain,
-    located,
     missing_figures,
     no_dense_peak,
     on_device,
     verdicts,
     work,
 )
+from ..evaluation.roofs import CAPACITY, ROOFS
 from ..records.device import Device
 from ..records.entry import Entry
 from . import Context, Scope, rule

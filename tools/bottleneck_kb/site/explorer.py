@@ -17,7 +17,8 @@ from importlib import resources
 from typing import Any
 
 from ..evaluation.entry import select_devices
-from ..evaluation.roofline import CAPACITY, ROOFS, Roof, figures_needed, parse_formulas
+from ..evaluation.formulas import figures_needed, parse_formulas
+from ..evaluation.roofs import CAPACITY, ROOFS, Roof
 from ..maths.formula import Formula
 from ..records.device import Device
 from ..records.entry import Entry

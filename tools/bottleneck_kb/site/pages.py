@@ -19,7 +19,7 @@ from typing import Any
 from ..checking.run import check_read, checked_catalog
 from ..core.diagnostics import INTERNAL, Diagnostic, Severity, error
 from ..core.numbers import times
-from ..evaluation.roofline import COMPUTE, MEMORY
+from ..evaluation.roofs import COMPUTE, MEMORY
 from ..knowledge.addresses import (
     COMPARE,
     DEVICES,

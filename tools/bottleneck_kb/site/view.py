@@ -38,8 +38,10 @@ from ..core.errors import KBError
 from ..core.files import written_beside
 from ..core.numbers import format_quantity, format_seconds, number
 from ..core.parallel import map_items
-from ..evaluation.entry import evaluate_entry, sweep
-from ..evaluation.roofline import EvaluationError, Formulas, work
+from ..evaluation.crossovers import sweep
+from ..evaluation.entry import evaluate_entry
+from ..evaluation.formulas import EvaluationError, Formulas
+from ..evaluation.roofline import work
 from ..maths.formula import FormulaError
 from ..records.device import Device
 from ..records.entry import Entry
