@@ -19,7 +19,7 @@ import pytest
 
 from bottleneck_kb.checking.run import check
 from bottleneck_kb.site import mathml
-from bottleneck_kb.site.view import default_folder
+from bottleneck_kb.site.cache import default_folder
 
 from .conftest import REPOSITORY
 

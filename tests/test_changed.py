@@ -16,10 +16,10 @@ from click.testing import CliRunner, Result
 
 from bottleneck_kb.checking.run import check
 from bottleneck_kb.cli import main
+from bottleneck_kb.core.codes import NOT_A_FILE
 from bottleneck_kb.core.diagnostics import Diagnostic
 from bottleneck_kb.knowledge.base import Catalog
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
-from bottleneck_kb.source import NOT_A_FILE
 
 from .conftest import REPOSITORY, copy_repository
 

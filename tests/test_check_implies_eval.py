@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bottleneck_kb.checking.run import check
-from bottleneck_kb.core.diagnostics import INTERNAL, Severity
+from bottleneck_kb.core.codes import INTERNAL
+from bottleneck_kb.core.diagnostics import Severity
 from bottleneck_kb.evaluation.entry import evaluate_entry
 from bottleneck_kb.evaluation.result import BASES
 from bottleneck_kb.knowledge.base import KnowledgeBase

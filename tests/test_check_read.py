@@ -9,7 +9,7 @@ import pytest
 
 from bottleneck_kb.checking import run as check_module
 from bottleneck_kb.checking.run import EntryChecks, check, check_read, checked_catalog
-from bottleneck_kb.core.diagnostics import INTERNAL
+from bottleneck_kb.core.codes import INTERNAL
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.schemas import published
 
@@ -50,7 +50,7 @@ def test_a_rule_that_breaks_on_an_entry_is_an_internal_error_there_as_in_kb_chec
     root = copy_repository(tmp_path / "kb")
     kb = KnowledgeBase.load(root)
 
-    def broken(self: EntryChecks, entry: object) -> list[object]:
+    def broken(self: EntryChecks, entry: object, parsed: object = None) -> list[object]:
         raise RuntimeError("a rule nobody foresaw failing")
 
     monkeypatch.setattr(EntryChecks, "__call__", broken)

@@ -9,8 +9,8 @@ import pytest
 
 from bottleneck_kb.checking.run import check
 from bottleneck_kb.evaluation.claims import check_failures
+from bottleneck_kb.evaluation.evaluator import Evaluator
 from bottleneck_kb.evaluation.formulas import parse_formulas
-from bottleneck_kb.evaluation.roofline import evaluate
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
@@ -192,7 +192,7 @@ def test_computed_claims_name_passing_checks_that_bear_out_their_numbers(
             continue
         named = entry.checks[claim.check]
         for device in named.devices:
-            result = evaluate(entry, formulas, kb.catalog.devices[device], named.overrides)
+            result = Evaluator(entry, formulas).result(kb.catalog.devices[device], named.overrides)
             assert check_failures(named, result, formulas) == []
 
     h100 = kb.catalog.devices["nvidia-h100-sxm"]
@@ -200,9 +200,9 @@ def test_computed_claims_name_passing_checks_that_bear_out_their_numbers(
     assert quantized.check is not None
     mxfp4 = entry.checks[quantized.check]
 
-    four_bit = evaluate(entry, formulas, h100, mxfp4.overrides)
-    bf16 = evaluate(entry, formulas, h100)
-    eight_bit = evaluate(entry, formulas, h100, {"q": 8})
+    four_bit = Evaluator(entry, formulas).result(h100, mxfp4.overrides)
+    bf16 = Evaluator(entry, formulas).result(h100)
+    eight_bit = Evaluator(entry, formulas).result(h100, {"q": 8})
 
     # The claim's source column says 3.8x against bf16 and 1.9x against 8-bit: not "halves".
     assert round(bf16.bytes / four_bit.bytes, 1) == 3.8

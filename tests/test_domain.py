@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bottleneck_kb.evaluation import domain
+from bottleneck_kb.evaluation.evaluator import Evaluator
 from bottleneck_kb.evaluation.formulas import parse_formulas
 from bottleneck_kb.maths import intervals
 from bottleneck_kb.maths.formula import parse, power
@@ -61,7 +62,7 @@ def test_a_setting_inside_the_ranges_is_covered_by_the_entry_s_proof(
     formulas, problems = parse_formulas(entry)
     assert formulas is not None, problems
 
-    assert domain.unproven(entry, formulas, []) is None
+    assert domain.unproven(Evaluator(entry, formulas), []) is None
     assert [box["s"] for box in proofs] == [(1.0, 4.0)]  # the entry's box only
 
 
@@ -70,7 +71,7 @@ def test_a_setting_outside_the_ranges_is_proven_on_its_own(proofs: list[interval
     formulas, problems = parse_formulas(entry)
     assert formulas is not None, problems
 
-    found = domain.unproven(entry, formulas, [])
+    found = domain.unproven(Evaluator(entry, formulas), [])
 
     assert [box["s"] for box in proofs] == [(1.0, 4.0), (0.25, 0.25)]
     assert found is not None and found.obligation.name == "bytes"

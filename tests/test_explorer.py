@@ -24,8 +24,8 @@ from click.testing import CliRunner
 from bottleneck_kb.cli import main
 from bottleneck_kb.core.numbers import exact_number, format_quantity
 from bottleneck_kb.evaluation.entry import check_overrides, evaluate_entry, select_devices
+from bottleneck_kb.evaluation.evaluator import Evaluator
 from bottleneck_kb.evaluation.formulas import Formulas, parse_formulas
-from bottleneck_kb.evaluation.roofline import assignment, beyond_bound, evaluate
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.maths.formula import power
 from bottleneck_kb.records.entry import Entry
@@ -35,12 +35,12 @@ from bottleneck_kb.site import charts
 from bottleneck_kb.site.explorer import (
     compare_body,
     entry_script,
-    explorable,
     explorer_assets,
     explorer_block,
     script_path,
 )
 from bottleneck_kb.site.prose import plain
+from bottleneck_kb.site.view import parse_all
 
 from .browser import Browser, row_headers
 from .conftest import REPOSITORY, copy_repository
@@ -216,7 +216,8 @@ def built(knowledge_base: KnowledgeBase, tmp_path_factory: pytest.TempPathFactor
     site = tmp_path_factory.mktemp("site")
     devices = sorted(knowledge_base.catalog.devices.values(), key=lambda d: d.id)
     entries = sorted(knowledge_base.entries, key=lambda e: e.id)
-    for path, content in explorer_assets(entries, devices).items():
+    parsed = parse_all(entries)
+    for path, content in explorer_assets(entries, devices, parsed).items():
         (site / path).parent.mkdir(parents=True, exist_ok=True)
         (site / path).write_text(content, "utf-8")
     for entry in entries:
@@ -227,13 +228,19 @@ def built(knowledge_base: KnowledgeBase, tmp_path_factory: pytest.TempPathFactor
 
         folder = site / here
         folder.mkdir(parents=True)
-        (folder / "index.html").write_text(_page("entry", explorer_block(entry, relative)), "utf-8")
+        block = explorer_block(entry, relative, explorable(entry))
+        (folder / "index.html").write_text(_page("entry", block), "utf-8")
     (site / "compare").mkdir()
     (site / "compare" / "index.html").write_text(
-        _page("compare", compare_body(entries, lambda p: posixpath.relpath(p, "compare"))),
+        _page("compare", compare_body(entries, lambda p: posixpath.relpath(p, "compare"), parsed)),
         "utf-8",
     )
     return site
+
+
+def explorable(entry: Entry) -> bool:
+    """Whether the entry has an explorer: its formulas parse."""
+    return Evaluator.parse(entry)[0] is not None
 
 
 def table(page: Any) -> dict[str, dict[str, str]]:
@@ -292,7 +299,7 @@ def test_every_entry_agrees_with_the_library_at_random_points(
         rng = random.Random(entry.id)
         formulas, _ = parse_formulas(entry)
         assert formulas is not None
-        devices, _ = select_devices(entry, formulas, catalog)
+        devices, _ = select_devices(Evaluator(entry, formulas), catalog)
         modeled = [i for i, w in enumerate(entry.workarounds) if w.model is not None]
         page = browser.open(entry_url(entry.id))
         # The symbols no formula reads (but a workaround's that sets them) have no controls, as
@@ -311,10 +318,11 @@ def test_every_entry_agrees_with_the_library_at_random_points(
             chosen = rng.choice([None, *range(len(modeled))])
             workaround = None if chosen is None else modeled[chosen]
             # A device whose figure is below a symbol bounded by it cannot run the entry there.
-            values = assignment(entry, point, workaround)
-            beyond = {d.id: why for d in devices if (why := beyond_bound(formulas, d, values))}
+            evaluator = Evaluator(entry, formulas)
+            values = evaluator.values(point, workaround)
+            beyond = evaluator.beyond_all(devices, values)
             expected = {
-                d.id: evaluate(entry, formulas, d, point, workaround=workaround)
+                d.id: Evaluator(entry, formulas).result(d, point, workaround=workaround)
                 for d in devices
                 if d.id not in beyond
             }
@@ -528,7 +536,9 @@ def test_odd_symbol_names_and_ranges_past_float_arithmetic(
     entry, formulas, typical = _at_typical(knowledge_base, ODD)
     page = browser.open(f"{entry_url(ODD)}#@on={H100}")
     device = knowledge_base.catalog.devices[H100]
-    assert_agrees(table(page), {H100: evaluate(entry, formulas, device, typical)}, "typical")
+    assert_agrees(
+        table(page), {H100: Evaluator(entry, formulas).result(device, typical)}, "typical"
+    )
 
     def moved(symbol: str, position: int) -> float:
         page.locator(f'.kb-explorer input[type=range][data-symbol="{symbol}"]').fill(str(position))
@@ -542,7 +552,7 @@ def test_odd_symbol_names_and_ranges_past_float_arithmetic(
     assert (moved("N", 0), moved("N", 1000)) == (1e-200, 1e200)
     assert moved("constructor", 1000) == 64
     at = {"constructor": 64.0, "N": 1e200, "X": 1e308}
-    assert_agrees(table(page), {H100: evaluate(entry, formulas, device, at)}, "ends")
+    assert_agrees(table(page), {H100: Evaluator(entry, formulas).result(device, at)}, "ends")
     drawn = page.eval_on_selector_all(
         ".kb-explorer svg *", "nodes => nodes.flatMap(n => [...n.attributes].map(a => a.value))"
     )
@@ -565,7 +575,7 @@ def test_numbers_past_six_digits_read_as_what_they_are_and_ridges_drawn_are_said
     extents = page.locator(".kb-explorer .kb-x-range").all_text_contents()
     assert " 1024 to 1048576 (log scale)" in extents, extents
     entry, formulas, _ = _at_typical(knowledge_base, DISJOINT)
-    devices, _ = select_devices(entry, formulas, knowledge_base.catalog.devices)
+    devices, _ = select_devices(Evaluator(entry, formulas), knowledge_base.catalog.devices)
     assert len(devices) > 6
     captions = page.locator(".kb-explorer .kb-x-caption").all_text_contents()
     assert (
@@ -676,8 +686,8 @@ def test_a_floor_of_a_square_root_agrees_with_the_static_table(
     browser: Browser, knowledge_base: KnowledgeBase
 ) -> None:
     entry, formulas, typical = _at_typical(knowledge_base, FLOORED)
-    devices, _ = select_devices(entry, formulas, knowledge_base.catalog.devices)
-    expected = {d.id: evaluate(entry, formulas, d, typical) for d in devices}
+    devices, _ = select_devices(Evaluator(entry, formulas), knowledge_base.catalog.devices)
+    expected = {d.id: Evaluator(entry, formulas).result(d, typical) for d in devices}
     assert {r.verdict for r in expected.values()} == {"memory"}
     assert {r.flops for r in expected.values()} == {2e9}
     page = browser.open(entry_url(FLOORED))
@@ -932,7 +942,7 @@ def test_compare_page_shares_no_symbol_the_entries_measure_in_other_units(
         entry, formulas, typical = _at_typical(knowledge_base, entry_id)
         ranged = {k for k, s in entry.symbols.items() if s.range is not None}
         at = {**typical, **{k: v for k, v in shared.items() if k in ranged}}
-        result = evaluate(entry, formulas, catalog[device], at)
+        result = Evaluator(entry, formulas).result(catalog[device], at)
         assert math.isclose(float(shown["time"]), result.time, rel_tol=1e-9), entry_id
     labels = page.locator(".kb-compare .kb-x-devices label").all_text_contents()
     assert f" {catalog[H100].name}" in labels
@@ -1041,15 +1051,14 @@ def test_entry_text_reaches_scripts_only_as_escaped_json(knowledge_base: Knowled
     devices = list(knowledge_base.catalog.devices.values())
     hostile = knowledge_base.entry(HOSTILE)
     assert hostile is not None
-    script = entry_script(hostile, devices)
-    assert script is not None
+    script = entry_script(Evaluator.of(hostile), devices)
     assert not set("<>&") & set(script)
     assert "\\u003cimg src=x onerror=alert(4)\\u003e" in script
     formula = knowledge_base.entry(HOSTILE_FORMULA)
     assert formula is not None
-    assert entry_script(formula, devices) is None
-    assert explorer_block(formula, str) == ""
-    assert script_path(HOSTILE) not in explorer_assets([formula], devices)
+    assert not explorable(formula)
+    assert explorer_block(formula, str, explorable(formula)) == ""
+    assert script_path(HOSTILE) not in explorer_assets([formula], devices, parse_all([formula]))
 
 
 def _control(page: Any, symbol: str) -> dict[str, Any]:
@@ -1081,7 +1090,7 @@ def test_a_control_a_workaround_sets_shows_its_value_and_is_off_saying_why(
         "slider said": f"{pinned}; 4 to 16; bits",
     }
     assert page.get_by_role("spinbutton", name="q (bits)", exact=True).is_disabled()
-    expected = evaluate(entry, formulas, device, {"q": 8.0}, workaround=1)
+    expected = Evaluator(entry, formulas).result(device, {"q": 8.0}, workaround=1)
     assert_agrees(table(page), {H100: expected}, "q=8 with the workaround")
     assert "q = 4 bits" in page.locator(".kb-x-summary").inner_text()
     # Cleared, the field is the reader's again, at the reader's value.

@@ -9,9 +9,9 @@ import pytest
 
 from bottleneck_kb.evaluation.crossovers import crossovers
 from bottleneck_kb.evaluation.entry import evaluate_entry
+from bottleneck_kb.evaluation.evaluator import Evaluator
 from bottleneck_kb.evaluation.formulas import EvaluationError, parse_formulas
 from bottleneck_kb.evaluation.result import Basis
-from bottleneck_kb.evaluation.roofline import evaluate, runnable
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 
@@ -38,8 +38,8 @@ def _setup(kb: KnowledgeBase, entry_id: str):  # type: ignore[no-untyped-def]
 
 def test_ridge_points(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, DRAFT)
-    h100 = evaluate(entry, formulas, kb.catalog.devices[H100])
-    mi300x = evaluate(entry, formulas, kb.catalog.devices[MI300X])
+    h100 = Evaluator(entry, formulas).result(kb.catalog.devices[H100])
+    mi300x = Evaluator(entry, formulas).result(kb.catalog.devices[MI300X])
     assert h100.ridge == pytest.approx(989.4e12 / 3.35e12)  # 295.34
     assert round(h100.ridge) == 295
     assert mi300x.ridge == pytest.approx(1307.4e12 / 5.3e12)  # 246.68
@@ -49,7 +49,7 @@ def test_ridge_points(kb: KnowledgeBase) -> None:
 def test_draft_pass_at_k4_is_intensity_4_and_memory_bound(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, DRAFT)
     for device in (H100, MI300X):
-        result = evaluate(entry, formulas, kb.catalog.devices[device], {"k": 4})
+        result = Evaluator(entry, formulas).result(kb.catalog.devices[device], {"k": 4})
         assert result.flops == 2 * 4 * 1.0e9
         assert result.bytes == 2 * 1.0e9
         assert result.intensity == 4.0
@@ -59,8 +59,8 @@ def test_draft_pass_at_k4_is_intensity_4_and_memory_bound(kb: KnowledgeBase) -> 
 
 def test_lm_head_of_a_llama3_8b_sized_target(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, LM_HEAD)
-    h100 = evaluate(entry, formulas, kb.catalog.devices[H100])
-    mi300x = evaluate(entry, formulas, kb.catalog.devices[MI300X])
+    h100 = Evaluator(entry, formulas).result(kb.catalog.devices[H100])
+    mi300x = Evaluator(entry, formulas).result(kb.catalog.devices[MI300X])
     weights = 4096 * 128256 * 2
     activations = 2 * 1 * 4 * (4096 + 128256)
     assert h100.bytes == weights + activations == 1_051_731_968
@@ -73,13 +73,13 @@ def test_lm_head_of_a_llama3_8b_sized_target(kb: KnowledgeBase) -> None:
 def test_workaround_models(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, LM_HEAD)
     device = kb.catalog.devices[H100]
-    base = evaluate(entry, formulas, device)
+    base = Evaluator(entry, formulas).result(device)
     titles = [w.title for w in entry.workarounds]
-    low_rank = evaluate(
-        entry, formulas, device, workaround=titles.index("Low-rank drafter LM-head (SlimSpec)")
+    low_rank = Evaluator(entry, formulas).result(
+        device, workaround=titles.index("Low-rank drafter LM-head (SlimSpec)")
     )
-    mxfp4 = evaluate(
-        entry, formulas, device, workaround=titles.index("Quantized drafts (ML-SpecQD)")
+    mxfp4 = Evaluator(entry, formulas).result(
+        device, workaround=titles.index("Quantized drafts (ML-SpecQD)")
     )
     # MXFP4: 4 bits plus one 8-bit scale per 32 weights = 4.25 bits a weight.
     assert mxfp4.bytes == 4096 * 128256 * 4.25 / 8 + 2 * 4 * (4096 + 128256)
@@ -94,7 +94,7 @@ def test_overrides_beat_typical_and_workaround_settings_beat_overrides(kb: Knowl
     entry, formulas = _setup(kb, LM_HEAD)
     device = kb.catalog.devices[H100]
     quantized = [w.title for w in entry.workarounds].index("Quantized drafts (ML-SpecQD)")
-    result = evaluate(entry, formulas, device, {"q": 8, "B": 2}, workaround=quantized)
+    result = Evaluator(entry, formulas).result(device, {"q": 8, "B": 2}, workaround=quantized)
     assert result.values["q"] == 4
     assert result.values["B"] == 2
 
@@ -104,7 +104,9 @@ def test_lm_head_batch_crossover(kb: KnowledgeBase) -> None:
     found = {}
     for k in (1, 4, 8):
         for device in (H100, MI300X):
-            found_on = crossovers(entry, formulas, [kb.catalog.devices[device]], "B", {"k": k})
+            found_on = crossovers(
+                Evaluator(entry, formulas), [kb.catalog.devices[device]], "B", {"k": k}
+            )
             assert found_on is not None
             ((c,),) = found_on
             assert c.at is not None
@@ -113,7 +115,7 @@ def test_lm_head_batch_crossover(kb: KnowledgeBase) -> None:
     # intensity = 2Bk dV / (dV*2 + 2Bk(d+V)) = ridge  =>  Bk = ridge*dV / (dV - ridge*(d+V))
     d, v = 4096, 128256
     for (k, device), at in found.items():
-        ridge = evaluate(entry, formulas, kb.catalog.devices[device]).ridge
+        ridge = Evaluator(entry, formulas).result(kb.catalog.devices[device]).ridge
         assert at == pytest.approx(ridge * d * v / (d * v - ridge * (d + v)) / k, rel=1e-9)
     assert round(found[4, H100], 1) == 79.8
     assert round(found[8, MI300X]) == 33
@@ -194,7 +196,7 @@ def test_every_flip_of_the_verdict_along_a_range_is_found(kb_root: Path) -> None
     assert formulas is not None
     h100 = kb.catalog.devices[H100]
 
-    found = crossovers(entry, formulas, [h100], "B")
+    found = crossovers(Evaluator(entry, formulas), [h100], "B")
 
     assert found is not None
     ((memory_to_compute, compute_to_link),) = found
@@ -211,11 +213,11 @@ def test_every_flip_of_the_verdict_along_a_range_is_found(kb_root: Path) -> None
 def test_no_crossover_in_range(kb: KnowledgeBase) -> None:
     entry, formulas = _setup(kb, DRAFT)
     h100 = [kb.catalog.devices[H100]]
-    found = crossovers(entry, formulas, h100, "k")
+    found = crossovers(Evaluator(entry, formulas), h100, "k")
     assert found is not None
     ((c,),) = found
     assert (c.at, c.below, c.range) == (None, "memory", (1.0, 16.0))
-    assert crossovers(entry, formulas, h100, "D") is not None
+    assert crossovers(Evaluator(entry, formulas), h100, "D") is not None
 
 
 @pytest.mark.parametrize("basis", [Basis(), Basis(measured=True, derated=True)])
@@ -227,10 +229,12 @@ def test_crossovers_on_many_devices_are_each_device_alone(basis: Basis) -> None:
     for entry in kb.entries:
         formulas, _ = parse_formulas(entry)
         assert formulas is not None
-        devices = runnable(entry, formulas, kb.catalog.devices.values())
+        devices = Evaluator(entry, formulas).runnable(kb.catalog.devices.values())
         for symbol in sorted(formulas.symbols):
-            together = crossovers(entry, formulas, devices, symbol, basis=basis)
-            alone = [crossovers(entry, formulas, [d], symbol, basis=basis) for d in devices]
+            together = crossovers(Evaluator(entry, formulas), devices, symbol, basis=basis)
+            alone = [
+                crossovers(Evaluator(entry, formulas), [d], symbol, basis=basis) for d in devices
+            ]
             if together is None:
                 assert alone == [None] * len(devices)
                 continue
@@ -265,7 +269,7 @@ def test_a_missing_typical_value_is_named(kb: KnowledgeBase) -> None:
     )
     assert stripped.symbols["k"].typical is None
     with pytest.raises(EvaluationError, match="symbol `k` has no typical value"):
-        evaluate(stripped, formulas, kb.catalog.devices[H100])
+        Evaluator(stripped, formulas).result(kb.catalog.devices[H100])
 
 
 def test_the_memo_is_keyed_by_the_whole_assignment(kb: KnowledgeBase) -> None:
@@ -273,14 +277,14 @@ def test_the_memo_is_keyed_by_the_whole_assignment(kb: KnowledgeBase) -> None:
     new numbers, not the memo's old ones."""
     entry, formulas = _setup(kb, DRAFT)
     device = kb.catalog.devices[H100]
-    before = evaluate(entry, formulas, device)
+    before = Evaluator(entry, formulas).result(device)
     edited = replace(
         entry,
         scales_with=tuple(
             replace(s, typical=8.0) if s.symbol == "k" else s for s in entry.scales_with
         ),
     )
-    after = evaluate(edited, formulas, device)
+    after = Evaluator(edited, formulas).result(device)
     assert (before.intensity, after.intensity) == (4.0, 8.0)
 
 
@@ -355,7 +359,7 @@ def test_a_crossover_across_hundreds_of_decades_is_found(
     formulas, _ = parse_formulas(entry)
     assert formulas is not None
 
-    found = crossovers(entry, formulas, list(kb.catalog.devices.values()), "B")
+    found = crossovers(Evaluator(entry, formulas), list(kb.catalog.devices.values()), "B")
 
     assert found is not None
     assert all(

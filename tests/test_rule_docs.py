@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from bottleneck_kb.checking.run import check
-from bottleneck_kb.core.diagnostics import INTERNAL
-from bottleneck_kb.rules import REGISTRY, SECTIONS, Documentation, codes
+from bottleneck_kb.core import codes
+from bottleneck_kb.core.codes import INTERNAL
+from bottleneck_kb.rules import REGISTRY, SECTIONS, Documentation
 
 from .conftest import write_example
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from bottleneck_kb.checking.run import check
-from bottleneck_kb.core.diagnostics import INTERNAL
+from bottleneck_kb.core.codes import INTERNAL
 from bottleneck_kb.rules import REGISTRY
 from bottleneck_kb.source import Pointer, load
 

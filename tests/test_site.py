@@ -27,17 +27,18 @@ from mkdocs.exceptions import Abort
 from bottleneck_kb.checking.run import check
 from bottleneck_kb.core.diagnostics import located_line
 from bottleneck_kb.evaluation.entry import evaluate_entry, select_devices
+from bottleneck_kb.evaluation.evaluator import Evaluator
 from bottleneck_kb.evaluation.formulas import EvaluationError, parse_formulas
-from bottleneck_kb.evaluation.roofline import assignment, beyond_bounds
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.report.evaluation import evaluation_data
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import charts, export
 from bottleneck_kb.site import view as model_view
+from bottleneck_kb.site.cache import ViewCache, default_folder
 from bottleneck_kb.site.pages import Options, build_site
 from bottleneck_kb.site.prose import plain
-from bottleneck_kb.site.view import ViewCache, compute_view, default_folder
+from bottleneck_kb.site.view import compute_view
 
 from .browser import Browser, row_headers
 from .conftest import FIXTURES, REPOSITORY
@@ -303,9 +304,9 @@ def test_every_device_has_its_page_with_a_dot_per_entry_evaluated_on_it(
         on_device = [
             e.id
             for e in knowledge_base.entries
-            if (formulas := parse_formulas(e)[0]) is not None
-            and select_devices(e, formulas, {device.id: device})[0]
-            and not beyond_bounds(formulas, [device], assignment(e))
+            if (evaluator := Evaluator.parse(e)[0]) is not None
+            and select_devices(evaluator, {device.id: device})[0]
+            and not evaluator.beyond_all([device], evaluator.values())
         ]
         assert sorted(dots) == sorted(f"entries/{i}" for i in on_device)
         for source in device.sources:
@@ -329,7 +330,7 @@ def test_devices_without_the_entrys_dtype_are_skipped_and_named(
     assert entry is not None
     formulas, _ = parse_formulas(entry)
     assert formulas is not None
-    _, skipped_devices = select_devices(entry, formulas, knowledge_base.catalog.devices)
+    _, skipped_devices = select_devices(Evaluator(entry, formulas), knowledge_base.catalog.devices)
     assert skipped_devices  # fp4 is missing from older devices
     names = {d.id: d.name for d in knowledge_base.catalog.devices.values()}
     for device in skipped_devices:

@@ -18,16 +18,10 @@ import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from bottleneck_kb.core.codes import BAD_NUMBER, PORTABLE_NUMBER, SYNTAX, YAML11_BOOLEAN
 from bottleneck_kb.core.diagnostics import Severity
 from bottleneck_kb.source import load
-from bottleneck_kb.source.problems import (
-    BAD_NUMBER,
-    MAX_KEY_LENGTH,
-    MAX_NUMBER_DIGITS,
-    PORTABLE_NUMBER,
-    SYNTAX,
-    YAML11_BOOLEAN,
-)
+from bottleneck_kb.source.problems import MAX_KEY_LENGTH, MAX_NUMBER_DIGITS
 from bottleneck_kb.source.scalars import (
     KNOWN_KEYS,
     KNOWN_VALUES,

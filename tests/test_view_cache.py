@@ -11,8 +11,9 @@ from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.records.device import Device
 from bottleneck_kb.records.entry import Entry
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
-from bottleneck_kb.site import view as model_view
-from bottleneck_kb.site.view import ViewCache, compute_view
+from bottleneck_kb.site import cache as model_view
+from bottleneck_kb.site.cache import ViewCache
+from bottleneck_kb.site.view import compute_view
 
 
 def read(root: Path) -> tuple[list[Entry], list[Device]]:

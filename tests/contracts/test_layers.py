@@ -96,6 +96,44 @@ def test_no_layer_imports_a_higher_one() -> None:
     assert upward(PACKAGE) == []
 
 
+#: The doors: a folder reaches another only through the modules listed (its own door).
+DOORS = {("site", "evaluation"): {"site/view.py"}}
+
+
+def test_the_site_reaches_the_evaluation_only_through_its_view() -> None:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE)
+        here = relative.parts[0]
+        for module, line in imports(path, PACKAGE):
+            allowed = DOORS.get((here, _folder(module)))
+            if allowed is not None and relative.as_posix() not in allowed:
+                found.append(f"{relative}:{line} imports {module}")
+    assert found == []
+
+
+def test_every_code_comes_from_the_one_table() -> None:
+    """A diagnostic code is defined once, in core/codes.py, and every layer that reports one
+    (the rules, and the readers below them) imports it from there."""
+    table = (PACKAGE / "core" / "codes.py").read_text("utf-8")
+    constants = set(re.findall(r"^([A-Z_0-9]+) = \"KB\d+\"$", table, re.M))
+    defined = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == PACKAGE / "core" / "codes.py":
+            continue
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and not (node.module or "").endswith("codes"):
+                taken = [a.name for a in node.names if a.name in constants]
+                if taken:
+                    defined.append(f"{path.relative_to(PACKAGE)}:{node.lineno} takes {taken}")
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+                if set(names) & constants:
+                    defined.append(f"{path.relative_to(PACKAGE)}:{node.lineno} defines {names}")
+    assert defined == []
+
+
 def test_architecture_lists_the_layers_in_order() -> None:
     text = (REPOSITORY / "ARCHITECTURE.md").read_text("utf-8")
     headings = re.findall(r"^### `([a-z]+)/`", text, re.M)

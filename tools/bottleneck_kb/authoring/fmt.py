@@ -48,12 +48,13 @@ from ruamel.yaml.tokens import CommentToken
 from yaml._yaml import CParser
 
 from .. import schemas
-from ..core.diagnostics import INTERNAL, Diagnostic, error, one_line, sorted_diagnostics
+from ..core.codes import INTERNAL, SYNTAX
+from ..core.diagnostics import Diagnostic, error, one_line, sorted_diagnostics
 from ..core.files import written_beside
 from ..core.parallel import map_items
 from ..knowledge.files import ENTRIES, HARDWARE, display_path, named_files
 from ..knowledge.read import guarded
-from ..source import MAX_FILE_BYTES, SYNTAX, load, read_file
+from ..source import MAX_FILE_BYTES, load, read_file
 from ..source.characters import INVISIBLE
 from ..source.positions import line_col
 from ..source.scalars import LEADING_ZERO, OCTAL, YAML11_FLOAT, portable_number

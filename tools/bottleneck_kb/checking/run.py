@@ -16,17 +16,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import schemas
+from ..core.codes import NOT_READ
 from ..core.diagnostics import Diagnostic, Severity, error, sorted_diagnostics
 from ..core.outputs import committed_outputs
 from ..core.parallel import map_items
 from ..evaluation.cost import evaluation_cost
-from ..evaluation.formulas import figures_needed, parse_formulas
-from ..evaluation.roofline import runnable
+from ..evaluation.evaluator import Evaluator
 from ..knowledge.base import Catalog, KnowledgeBase
 from ..knowledge.files import (
     ENTRIES,
     HARDWARE,
-    NOT_READ,
     SUFFIX,
     discover,
     display_path,
@@ -71,23 +70,25 @@ class EntryChecks:
     ) -> EntryChecks:
         return cls(catalog, tuple(rules_for(Scope.ENTRY, select)), published)
 
-    def __call__(self, entry: Entry) -> list[Diagnostic]:
-        """Every rule on one typed entry."""
-        formulas, problems = parse_formulas(entry)
+    def __call__(
+        self, entry: Entry, parsed: tuple[Evaluator | None, list[Diagnostic]] | None = None
+    ) -> list[Diagnostic]:
+        """Every rule on one typed entry; `parsed` is `Evaluator.parse(entry)` where the
+        caller has it (the site parses each entry once for its checks and its pages)."""
+        evaluator, problems = parsed or Evaluator.parse(entry)
         catalog = self.catalog
         able: tuple[Device, ...] = ()
         cost = None
-        if formulas is not None:
-            key = (entry.intensity.dtype, tuple(figures_needed(formulas)))
+        if evaluator is not None:
+            key = (entry.intensity.dtype, tuple(evaluator.needs))
             known = self._runnable.get(key)
             if known is None:
-                devices = catalog.devices.values()
-                known = self._runnable[key] = tuple(runnable(entry, formulas, devices))
+                known = self._runnable[key] = tuple(evaluator.runnable(catalog.devices.values()))
             able = known
-            cost = evaluation_cost(entry, formulas, len(able))
+            cost = evaluation_cost(evaluator, len(able))
         context = Context(
             catalog.devices,
-            formulas,
+            evaluator,
             tuple(problems),
             able,
             cost,
@@ -368,12 +369,15 @@ def _check_covered(
 
 
 def check_read(
-    kb: KnowledgeBase, checked: tuple[Catalog, list[Diagnostic]] | None = None
+    kb: KnowledgeBase,
+    checked: tuple[Catalog, list[Diagnostic]] | None = None,
+    parsed: Mapping[str, tuple[Evaluator | None, list[Diagnostic]]] | None = None,
 ) -> CheckResult:
     """What `kb check` finds in a knowledge base already read, as the site has it: what
     reading found, then every rule, without reading a file again. `checked` is what
     `checked_catalog` gave for `kb.catalog`, when the caller has it (the device rules then
-    run once)."""
+    run once); `parsed`, each entry's `Evaluator.parse` by path, where the caller has them
+    (the formulas are then not parsed again)."""
     with _collector_paused():
         published = schemas.published(kb.root)
         catalog, found_on_devices = checked or checked_catalog(kb.catalog, published)
@@ -382,7 +386,8 @@ def check_read(
         read = {kb.root / entry.path: entry for entry in kb.entries}
 
         def check_entry(path: Path, _: Path) -> tuple[None, list[Diagnostic]]:
-            return None, checks(read[path])
+            entry = read[path]
+            return None, checks(entry, (parsed or {}).get(entry.path))
 
         for path in read:  # a rule's surprise on one entry is said, as kb check says it
             diagnostics += guarded(check_entry, path, kb.root)[1]

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 from click.decorators import FC
 
+from ..core.codes import INTERNAL
+
 if TYPE_CHECKING:
     from ..core.diagnostics import Diagnostic
     from ..core.errors import KBError
@@ -290,7 +292,7 @@ def check(
     internal error.
     """
     from ..checking.run import check as run_check
-    from ..core.diagnostics import INTERNAL, one_line
+    from ..core.diagnostics import one_line
     from ..knowledge.files import display_path
     from ..knowledge.git import ChangedFilesError, changed_paths, staged_paths
     from ..report import render

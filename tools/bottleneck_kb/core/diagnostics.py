@@ -6,9 +6,6 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-#: A bug in kb met while checking a file; the only code that makes `kb check` exit 2.
-INTERNAL = "KB000"
-
 
 class Severity(StrEnum):
     ERROR = "error"

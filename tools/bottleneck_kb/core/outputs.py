@@ -15,6 +15,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from .codes import COMMITTED_OUTPUT
 from .diagnostics import Diagnostic, error
 from .errors import KBError
 
@@ -112,8 +113,6 @@ def _shown(path: Path, top: Path) -> str:
     return path.relative_to(top).as_posix() if path.is_relative_to(top) else path.as_posix()
 
 
-#: Files committed under build/, the folder the site build writes: KB021.
-COMMITTED_OUTPUT = "KB021"
 BUILD = "build"
 #: Committed build files said one by one; past these, one more line counts the rest.
 MAX_SAID = 20

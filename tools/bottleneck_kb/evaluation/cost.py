@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..maths.formula import Formula
 from ..records.entry import Entry
 from .crossovers import CROSSOVER_SAMPLES
-from .formulas import Formulas
+from .evaluator import Evaluator
 from .roofs import device_figures
 
 if TYPE_CHECKING:
@@ -43,9 +43,10 @@ class Cost:
         return max(self.parts, key=self.parts.__getitem__)
 
 
-def evaluation_cost(entry: Entry, formulas: Formulas, devices: int) -> Cost:
-    """The formula steps `evaluate_entry` takes for `entry` on `devices` devices, as the
+def evaluation_cost(evaluator: Evaluator, devices: int) -> Cost:
+    """The formula steps `evaluate_entry` takes for the entry on `devices` devices, as the
     sizes of its formulas and the number of times each is evaluated give them."""
+    entry, formulas = evaluator.entry, evaluator.formulas
     figures = frozenset(device_figures())
     derived = sum(parsed.size for _, parsed in formulas.derived)
 

@@ -9,14 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..records.device import Device
-from ..records.entry import Entry
+from .evaluator import Evaluator
 from .formulas import EvaluationError, Formulas
 from .result import DATASHEET, Basis
-from .roofline import (
-    on_device,
-    verdicts,
-    work,
-)
 
 if TYPE_CHECKING:
     pass
@@ -55,8 +50,7 @@ class Allowance:
 
 
 def crossovers(
-    entry: Entry,
-    formulas: Formulas,
+    evaluator: Evaluator,
     devices: Sequence[Device],
     symbol: str,
     overrides: Mapping[str, float] | None = None,
@@ -70,7 +64,8 @@ def crossovers(
     with no place where it never flips. None when the symbol has no range. Bisection takes
     formula steps from `allowance` (by default BISECTION_BUDGET of its own); once it runs
     out, a flip is placed at the first sample past it."""
-    declared = entry.symbols[symbol]
+    formulas = evaluator.formulas
+    declared = evaluator.entry.symbols[symbol]
     if declared.range is None:
         return None
     lo, hi = declared.range
@@ -83,8 +78,7 @@ def crossovers(
     for top, indices in tops.items():
         chosen = [devices[i] for i in indices]
         flips = _flips(
-            entry,
-            formulas,
+            evaluator,
             chosen,
             symbol,
             (lo, max(lo, top)),
@@ -107,8 +101,7 @@ def _top(formulas: Formulas, device: Device, symbol: str, hi: float) -> float:
 
 
 def _flips(
-    entry: Entry,
-    formulas: Formulas,
+    evaluator: Evaluator,
     devices: Sequence[Device],
     symbol: str,
     swept: tuple[float, float],
@@ -118,18 +111,16 @@ def _flips(
 ) -> list[list[Crossover]]:
     """Each device's crossovers as `symbol` sweeps `swept`, the rest held at `base`."""
     lo, hi = swept
+    formulas = evaluator.formulas
     # What one bisection step evaluates: the roof formulas at a new point, on one device.
     step = formulas.flops.size + formulas.bytes.size + sum(f.size for f in formulas.others.values())
 
     def verdicts_at(chosen: Sequence[Device], x: float) -> list[str]:
         # FLOPs and bytes at a point do not depend on the device: one work judged on each.
-        done = work(entry, formulas, {**base, symbol: x})
+        done = evaluator.work({**base, symbol: x})
         if basis == DATASHEET:
-            return verdicts(entry, formulas, chosen, done)
-        return [
-            on_device(entry, formulas, device, done, basis, derived=False).verdict
-            for device in chosen
-        ]
+            return evaluator.verdicts(chosen, done)
+        return [evaluator.on(device, done, basis, derived=False).verdict for device in chosen]
 
     points = sweep(lo, hi)
     first = verdicts_at(devices, points[0])

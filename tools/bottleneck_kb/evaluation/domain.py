@@ -24,9 +24,9 @@ from ..maths.formula import Bounds, Formula
 from ..maths.intervals import Box, bounds
 from ..records.device import Device
 from ..records.entry import Entry, WrittenFormula
+from .evaluator import Evaluator
 from .formulas import EvaluationError, Formulas
 from .result import BASES, Basis, basis_figure
-from .roofline import on_device, work
 from .roofs import ROOFS, device_figures
 
 #: Boxes one setting (the entry, or one workaround) may be split into before giving up.
@@ -210,8 +210,7 @@ def _corners(box: Box, names: Sequence[str]) -> Iterator[dict[str, float]]:
 
 
 def _counterexample(
-    entry: Entry,
-    formulas: Formulas,
+    evaluator: Evaluator,
     index: int | None,
     boxes: Sequence[Box],
     devices: Sequence[Device],
@@ -219,14 +218,14 @@ def _counterexample(
 ) -> EvaluationError | None:
     """The first point of `boxes` (corners first) where evaluating the entry on `basis`
     fails; on figures other than the datasheet's, the message says on which."""
-    names = [s.symbol for s in entry.scales_with if s.symbol in boxes[0]]
+    names = [s.symbol for s in evaluator.entry.scales_with if s.symbol in boxes[0]]
     for point in itertools.chain.from_iterable(_corners(box, names) for box in boxes):
         on = None
         try:
-            done = work(entry, formulas, point, index)
+            done = evaluator.work(point, index)
             for device in devices:
                 on = device.id
-                on_device(entry, formulas, device, done, basis)
+                evaluator.on(device, done, basis)
         except EvaluationError as exc:
             shown = ", ".join(f"{n}={number(v)}" for n, v in sorted(point.items()))
             if " at " not in exc.message:
@@ -246,11 +245,12 @@ _FEWEST_BYTES = sys.float_info.min * sys.float_info.max
 _Place = tuple[str, int] | None
 
 
-def unproven(entry: Entry, formulas: Formulas, devices: Sequence[Device]) -> Unproven | None:
+def unproven(evaluator: Evaluator, devices: Sequence[Device]) -> Unproven | None:
     """None when every formula of the entry and of each workaround is shown defined over the
     ranges, on each of `devices` and each basis of figures where formulas read device
     figures, and each workaround's time and bytes have a ratio to the entry's that is a
     number; else where it could not be, with a concrete failure when one was found."""
+    entry, formulas = evaluator.entry, evaluator.formulas
     settings: list[int | None] = [None]
     settings += [i for i, w in enumerate(entry.workarounds) if w.model is not None]
     shown: list[tuple[dict[str, Bounds], list[tuple[Formula, str]], dict[_Place, Box]]] = []
@@ -297,7 +297,7 @@ def unproven(entry: Entry, formulas: Formulas, devices: Sequence[Device]) -> Unp
             found, proven[place] = _prove(obligations, whole, names)
             if found is not None:
                 # The ranges' own ends first: a failure there reads best.
-                failure = _counterexample(entry, formulas, index, [whole, found.box], tried, basis)
+                failure = _counterexample(evaluator, index, [whole, found.box], tried, basis)
                 return Unproven(found.obligation, found.box, failure)
     for index in settings[1:]:
         assert index is not None

@@ -20,15 +20,9 @@ from ..schemas import suggest
 from .claims import check_failures, checked_values, describe, explain
 from .cost import EVALUATION_BUDGET, budget_pointer, evaluation_cost, over_budget
 from .crossovers import BISECTION_BUDGET, Allowance, Crossover, crossovers
-from .formulas import EvaluationError, Formulas, parse_formulas
+from .evaluator import Evaluator
+from .formulas import EvaluationError, Formulas
 from .result import DATASHEET, Basis, Result
-from .roofline import (
-    assignment,
-    beyond_bound,
-    beyond_bounds,
-    evaluate,
-    missing_figures,
-)
 
 if TYPE_CHECKING:
     from ..maths.symbolic import Rendered
@@ -65,8 +59,7 @@ class CheckOutcome:
 
 @dataclass(frozen=True)
 class EntryEvaluation:
-    entry: Entry
-    formulas: Formulas
+    evaluator: Evaluator
     #: The values of the symbols, typical with overrides applied.
     values: dict[str, float]
     results: list[Result]
@@ -80,6 +73,14 @@ class EntryEvaluation:
     unread: dict[str, float] = field(default_factory=dict)
 
     @property
+    def entry(self) -> Entry:
+        return self.evaluator.entry
+
+    @property
+    def formulas(self) -> Formulas:
+        return self.evaluator.formulas
+
+    @property
     def verdicts(self) -> dict[str, list[str]]:
         """The devices by verdict: more than one key when the verdict differs between them."""
         found: dict[str, list[str]] = {}
@@ -91,17 +92,16 @@ class EntryEvaluation:
     def assignment(self) -> str:
         """`B=1, k=4`: the values of the symbols that change a number shown (a workaround's
         formulas' too, where it does not set them itself)."""
-        return describe(self.values, self.formulas, reader_symbols(self.entry, self.formulas))
+        return describe(self.values, self.formulas, reader_symbols(self.evaluator))
 
 
 def select_devices(
-    entry: Entry,
-    formulas: Formulas,
+    evaluator: Evaluator,
     catalog: Mapping[str, Device],
     on: Sequence[str] = (),
     broken: Mapping[str, str] | None = None,
 ) -> tuple[list[Device], list[Skipped]]:
-    """The devices to evaluate `entry` on (`on`, or the whole catalog) and those skipped: a
+    """The devices to evaluate the entry on (`on`, or the whole catalog) and those skipped: a
     device without a figure the entry reads (a dense peak for its dtype, an interconnect
     bandwidth, ...) cannot place it on its roofs, and one whose file has errors (`broken`:
     device id -> file, as Catalog.broken) is not in the catalog at all."""
@@ -122,7 +122,7 @@ def select_devices(
     if not on:
         skipped += [Skipped(d, f"{path} has errors") for d, path in sorted(broken.items())]
     for device in [catalog[name] for name in dict.fromkeys(on)] or list(catalog.values()):
-        missing = missing_figures(entry, formulas, device)
+        missing = evaluator.missing(device)
         if missing:
             skipped.append(Skipped(device.id, f"no {', '.join(missing)} in the catalog"))
         else:
@@ -169,26 +169,37 @@ def evaluate_entry(
     the datasheet's whatever it is); devices whose files have errors (`broken`) are skipped
     and said. Raises KBError (EvaluationError for a formula that
     cannot be evaluated) with a message and, where known, the place in the entry."""
+    return evaluate(
+        Evaluator.of(entry), catalog, on, overrides, basis=basis, symbolic=symbolic, broken=broken
+    )
+
+
+def evaluate(
+    evaluator: Evaluator,
+    catalog: Mapping[str, Device],
+    on: Sequence[str] = (),
+    overrides: Mapping[str, float] | None = None,
+    *,
+    basis: Basis = DATASHEET,
+    symbolic: bool = True,
+    broken: Mapping[str, str] | None = None,
+) -> EntryEvaluation:
+    """`evaluate_entry` of an entry already parsed (`evaluator`)."""
+    entry, formulas = evaluator.entry, evaluator.formulas
     overrides = dict(overrides or {})
     check_overrides(entry, overrides)
-    formulas, problems = parse_formulas(entry)
-    if formulas is None:
-        if not problems:  # a derived formula: the derived-formula rule says where
-            raise KBError(f"a derived formula of {entry.id} does not parse; run kb check")
-        first = problems[0]
-        raise KBError(first.message, first.hint, first.path, first.line, first.col)
-    values = assignment(entry, overrides)
+    values = evaluator.values(overrides)
     # Checks and workarounds run at values of their own: on every device with the figures
     # (`able`), whether or not it can run the reader's (`devices`).
-    able, skipped = select_devices(entry, formulas, catalog, on, broken)
-    cost = evaluation_cost(entry, formulas, len(able))
+    able, skipped = select_devices(evaluator, catalog, on, broken)
+    cost = evaluation_cost(evaluator, len(able))
     if cost.total > EVALUATION_BUDGET:
         at = entry.source.error_at("", budget_pointer(entry, cost), "", key=True)
         raise KBError(over_budget(cost), "kb check refuses it", at.path, at.line, at.col)
-    beyond = beyond_bounds(formulas, able, values)
+    beyond = evaluator.beyond_all(able, values)
     devices = [d for d in able if d.id not in beyond]
     skipped += [Skipped(device, why) for device, why in beyond.items()]
-    results = [evaluate(entry, formulas, device, overrides, basis=basis) for device in devices]
+    results = [evaluator.result(device, overrides, basis=basis) for device in devices]
     if not on:  # the whole catalog: fastest first, which is what a reader choosing looks for
         order = sorted(range(len(results)), key=lambda i: (results[i].time, results[i].device))
         results = [results[i] for i in order]
@@ -198,11 +209,7 @@ def evaluate_entry(
         found
         for symbol in entry.scales_with
         if symbol.symbol in formulas.symbols
-        and (
-            found := crossovers(
-                entry, formulas, devices, symbol.symbol, overrides, basis, allowance
-            )
-        )
+        and (found := crossovers(evaluator, devices, symbol.symbol, overrides, basis, allowance))
         is not None
     ]
     by_device = {
@@ -212,10 +219,10 @@ def evaluate_entry(
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is None:
             continue
-        settings = assignment(entry, overrides, index)
-        beyond = beyond_bounds(formulas, able, settings)
+        settings = evaluator.values(overrides, index)
+        beyond = evaluator.beyond_all(able, settings)
         modeled = {
-            d.id: evaluate(entry, formulas, d, overrides, workaround=index, basis=basis)
+            d.id: evaluator.result(d, overrides, workaround=index, basis=basis)
             for d in able
             if d.id not in beyond
         }
@@ -239,7 +246,7 @@ def evaluate_entry(
             )
         )
     outcomes = [
-        _check(entry, formulas, device, index)
+        _check(evaluator, device, index)
         for index, check in enumerate(entry.checks)
         for device in able
         if device.id in check.devices
@@ -260,16 +267,17 @@ def evaluate_entry(
                     where, offset = written, alone.offset
                     break
             raise EvaluationError(exc.message, where, offset) from None
-    read = reader_symbols(entry, formulas)
+    read = reader_symbols(evaluator)
     unread = {name: value for name, value in overrides.items() if name not in read}
     return EntryEvaluation(
-        entry, formulas, values, results, skipped, by_device, rendered, effects, outcomes, unread
+        evaluator, values, results, skipped, by_device, rendered, effects, outcomes, unread
     )
 
 
-def reader_symbols(entry: Entry, formulas: Formulas) -> frozenset[str]:
+def reader_symbols(evaluator: Evaluator) -> frozenset[str]:
     """The symbols whose values, typical or set, change a number shown: those the entry's
     formulas read, and a workaround's where it does not set them itself."""
+    entry, formulas = evaluator.entry, evaluator.formulas
     read = set(formulas.symbols)
     for index, workaround in enumerate(entry.workarounds):
         if workaround.model is not None:
@@ -278,13 +286,14 @@ def reader_symbols(entry: Entry, formulas: Formulas) -> frozenset[str]:
     return frozenset(read)
 
 
-def _check(entry: Entry, formulas: Formulas, device: Device, index: int) -> CheckOutcome:
+def _check(evaluator: Evaluator, device: Device, index: int) -> CheckOutcome:
+    entry, formulas = evaluator.entry, evaluator.formulas
     check = entry.checks[index]
-    beyond = beyond_bound(formulas, device, assignment(entry, check.overrides))
+    beyond = evaluator.beyond(device, evaluator.values(check.overrides))
     if beyond is not None:  # kb check refuses such a check; said, should one reach here
         return CheckOutcome(index, check.claim, device.id, False, beyond)
     try:
-        result = evaluate(entry, formulas, device, check.overrides)
+        result = evaluator.result(device, check.overrides)
     except EvaluationError as exc:
         return CheckOutcome(index, check.claim, device.id, False, exc.message)
     units = {d.name: d.unit for d in entry.derived}

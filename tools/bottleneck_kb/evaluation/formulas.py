@@ -9,14 +9,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..core.codes import FORMULA
 from ..core.diagnostics import Diagnostic
 from ..core.errors import KBError
 from ..maths import formula
 from ..records.entry import Entry, Intensity, WorkaroundModel, WrittenFormula
 from .result import Work
 from .roofs import CAPACITY, OPTIONAL, ROOFS, device_figures
-
-FORMULA = "KB401"
 
 
 class EvaluationError(KBError):

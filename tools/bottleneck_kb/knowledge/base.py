@@ -9,14 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import schemas
+from ..core.codes import DUPLICATE_ID
 from ..core.diagnostics import Diagnostic
 from ..records.device import Device
 from ..records.entry import Entry
 from .files import HARDWARE, SUFFIX, discover, display_path, entry_paths
 from .read import guarded, read_device, read_entry
-
-#: Two entries, or two devices, with one id.
-DUPLICATE_ID = "KB202"
 
 
 @dataclass

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .. import schemas
+from ..core.codes import NOT_A_FILE, NOT_READ
 from ..core.diagnostics import Diagnostic, error
 from ..core.errors import BadRequest
-from ..source import NOT_A_FILE
 
 ENTRIES = "entries"
 
@@ -21,10 +21,6 @@ HARDWARE = "hardware"
 
 
 SUFFIX = ".yaml"
-
-
-#: A file under entries/ or hardware/ that looks like an entry or a device but is not read.
-NOT_READ = "KB019"
 
 
 def display_path(path: Path, root: Path) -> str:

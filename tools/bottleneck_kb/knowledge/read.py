@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import TypeVar
 
 from .. import schemas
-from ..core.diagnostics import INTERNAL, Diagnostic, error
+from ..core.codes import INTERNAL, PORTABLE_NUMBER, WRONG_TYPE
+from ..core.diagnostics import Diagnostic, error
 from ..records.device import Device, build_device
 from ..records.entry import Entry, build_entry
-from ..source import PORTABLE_NUMBER, Document, load, read_file
+from ..source import Document, load, read_file
 from .files import display_path
 
 T = TypeVar("T")
@@ -34,7 +35,7 @@ def read_document(
         # A number where the schema wants another type (a figure's value, which carries its
         # unit) is told so by the schema; KB014's hint to spell the number otherwise would
         # only lead to that same error.
-        retyped = {(d.line, d.col) for d in invalid if d.code == schemas.WRONG_TYPE}
+        retyped = {(d.line, d.col) for d in invalid if d.code == WRONG_TYPE}
         kept = [p for p in problems if p.code != PORTABLE_NUMBER or (p.line, p.col) not in retyped]
         return None, kept + invalid
     return document, problems

@@ -6,14 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.codes import BAD_QUANTITY
 from ..core.diagnostics import Diagnostic
 from ..source import Document
 from .fields import PEAK_FLOPS, FieldShape, field_shapes
 from .located import Located
 from .quantity import Measure, QuantityError, parse
-
-BAD_QUANTITY = "KB301"
-
 
 #: What each `direction` of a link bandwidth is multiplied by to give one direction.
 PER_DIRECTION = {"per_direction": 1.0, "both_directions": 0.5}

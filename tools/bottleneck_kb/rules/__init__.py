@@ -40,7 +40,7 @@ How to add a rule
    device for a DEVICE rule). A first line `# file: <path>` writes it elsewhere (one more file
    per `---`-separated document, for knowledge-base rules); for codes found while reading
    YAML, the example is the whole file's text.
-4. Add its line to the table of `rules/codes.py`, and a fixture `tests/fixtures/rules/<CODE>/`
+4. Add its line to the table of `core/codes.py`, and a fixture `tests/fixtures/rules/<CODE>/`
    (see tests/test_rule_fixtures.py).
 
 Codes emitted while reading (KB0xx, KB1xx, KB301) are registered with `emitted(...)` naming
@@ -63,6 +63,7 @@ from ..knowledge.files import HARDWARE
 
 if TYPE_CHECKING:
     from ..evaluation.cost import Cost
+    from ..evaluation.evaluator import Evaluator
     from ..evaluation.formulas import Formulas
     from ..records.device import Device
 
@@ -223,11 +224,12 @@ def rules_for(scope: Scope, select: Iterable[str] | None = None) -> list[Rule]:
 @dataclass(frozen=True)
 class Context:
     """What a check may consult besides its subject: the catalog, (for entry checks) the
-    entry's formulas, parsed once for all the checks that need them, and the knowledge base's
-    root folder when there is one."""
+    entry's Evaluator, its formulas parsed once for all the checks that need them, and the
+    knowledge base's root folder when there is one."""
 
     devices: Mapping[str, Device]
-    formulas: Formulas | None = None
+    #: The entry ready to evaluate, where its formulas parse.
+    evaluator: Evaluator | None = None
     formula_problems: tuple[Diagnostic, ...] = ()
     #: The devices with every figure the entry's formulas read, found once for its rules.
     runnable: tuple[Device, ...] = ()
@@ -250,6 +252,11 @@ class Context:
     #: For knowledge-base checks: the kinds whose schema is missing from a schema/ folder
     #: that publishes the other kind's (schemas.unpublished).
     unpublished_schemas: frozenset[str] = frozenset()
+
+    @property
+    def formulas(self) -> Formulas | None:
+        """The entry's parsed formulas, where they parse."""
+        return None if self.evaluator is None else self.evaluator.formulas
 
     @property
     def evaluable(self) -> bool:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ..core.codes import FORMULA
 from ..core.diagnostics import Diagnostic
 from ..core.numbers import number
 from ..evaluation.cost import EVALUATION_BUDGET, budget_pointer, over_budget
 from ..evaluation.crossovers import CROSSOVER_SAMPLES
-from ..evaluation.formulas import FORMULA
 from ..maths.budget import cost, power_problem, ratio_cost
 from ..records.entry import Entry
 from ..records.located import Located

@@ -6,9 +6,9 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from .. import schemas
+from ..core.codes import DUPLICATE_ID
 from ..core.diagnostics import Diagnostic, error
 from ..knowledge.addresses import FIXED_PAGES, device_page, entry_page, output_files
-from ..knowledge.base import DUPLICATE_ID
 from ..records.device import Device
 from ..records.entry import Entry
 from . import Context, Scope, rule

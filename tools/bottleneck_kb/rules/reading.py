@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from .. import schemas, source
-from ..core import diagnostics, outputs
+from .. import source
+from ..core import codes
 from ..core.diagnostics import Severity
-from ..knowledge import files
-from ..records import device
 from . import emitted
 
 emitted(
-    source.SYNTAX,
+    codes.SYNTAX,
     "yaml-syntax",
     "source",
     """
@@ -34,7 +32,7 @@ emitted(
     """,
 )
 emitted(
-    source.DUPLICATE_KEY,
+    codes.DUPLICATE_KEY,
     "duplicate-key",
     "source",
     """
@@ -59,7 +57,7 @@ emitted(
     """,
 )
 emitted(
-    source.ALIAS,
+    codes.ALIAS,
     "anchor-or-alias",
     "source",
     """
@@ -85,7 +83,7 @@ emitted(
     """,
 )
 emitted(
-    source.TAG,
+    codes.TAG,
     "tag",
     "source",
     """
@@ -109,7 +107,7 @@ emitted(
     """,
 )
 emitted(
-    source.YAML11_BOOLEAN,
+    codes.YAML11_BOOLEAN,
     "yaml11-boolean",
     "source",
     """
@@ -134,7 +132,7 @@ emitted(
     Severity.WARNING,
 )
 emitted(
-    source.ENCODING,
+    codes.ENCODING,
     "encoding",
     "source",
     """
@@ -158,7 +156,7 @@ emitted(
     """,
 )
 emitted(
-    source.EMPTY,
+    codes.EMPTY,
     "empty-file",
     "source",
     """
@@ -181,7 +179,7 @@ emitted(
     """,
 )
 emitted(
-    source.NOT_A_MAPPING,
+    codes.NOT_A_MAPPING,
     "top-level-not-mapping",
     "source",
     """
@@ -204,7 +202,7 @@ emitted(
     """,
 )
 emitted(
-    source.TOO_LARGE,
+    codes.TOO_LARGE,
     "too-large",
     "source",
     f"""
@@ -228,7 +226,7 @@ emitted(
     """,
 )
 emitted(
-    source.TOO_DEEP,
+    codes.TOO_DEEP,
     "too-deep",
     "source",
     f"""
@@ -251,7 +249,7 @@ emitted(
     """,
 )
 emitted(
-    source.NOT_A_FILE,
+    codes.NOT_A_FILE,
     "not-a-file",
     "source",
     """
@@ -277,7 +275,7 @@ emitted(
     """,
 )
 emitted(
-    files.NOT_READ,
+    codes.NOT_READ,
     "not-read",
     "kb",
     """
@@ -307,7 +305,7 @@ emitted(
     """,
 )
 emitted(
-    outputs.COMMITTED_OUTPUT,
+    codes.COMMITTED_OUTPUT,
     "build-output-committed",
     "outputs",
     """
@@ -339,7 +337,7 @@ emitted(
     """,
 )
 emitted(
-    source.BAD_NUMBER,
+    codes.BAD_NUMBER,
     "bad-number",
     "source",
     """
@@ -362,7 +360,7 @@ emitted(
     """,
 )
 emitted(
-    source.CONTROL_CHARACTER,
+    codes.CONTROL_CHARACTER,
     "control-character",
     "source",
     """
@@ -387,7 +385,7 @@ emitted(
     """,
 )
 emitted(
-    source.PORTABLE_NUMBER,
+    codes.PORTABLE_NUMBER,
     "portable-number",
     "source",
     """
@@ -421,7 +419,7 @@ emitted(
     Severity.WARNING,
 )
 emitted(
-    schemas.MISSING_KEY,
+    codes.MISSING_KEY,
     "missing-key",
     "schemas",
     """
@@ -445,7 +443,7 @@ emitted(
     """,
 )
 emitted(
-    schemas.UNKNOWN_KEY,
+    codes.UNKNOWN_KEY,
     "unknown-key",
     "schemas",
     """
@@ -468,7 +466,7 @@ emitted(
     """,
 )
 emitted(
-    schemas.NOT_ALLOWED,
+    codes.NOT_ALLOWED,
     "not-allowed",
     "schemas",
     """
@@ -491,7 +489,7 @@ emitted(
     """,
 )
 emitted(
-    schemas.WRONG_TYPE,
+    codes.WRONG_TYPE,
     "wrong-type",
     "schemas",
     """
@@ -515,7 +513,7 @@ emitted(
     """,
 )
 emitted(
-    schemas.BAD_FORM,
+    codes.BAD_FORM,
     "bad-form",
     "schemas",
     """
@@ -538,7 +536,7 @@ emitted(
     """,
 )
 emitted(
-    device.BAD_QUANTITY,
+    codes.BAD_QUANTITY,
     "bad-quantity",
     "model",
     """
@@ -563,7 +561,7 @@ emitted(
     """,
 )
 emitted(
-    diagnostics.INTERNAL,
+    codes.INTERNAL,
     "internal-error",
     "check",
     """

@@ -8,17 +8,9 @@ from collections.abc import Iterable
 from ..core.diagnostics import Diagnostic
 from ..evaluation.claims import check_failures, describe, explain
 from ..evaluation.domain import describe_box, unproven
+from ..evaluation.evaluator import no_dense_peak
 from ..evaluation.formulas import EvaluationError, located
 from ..evaluation.result import Result
-from ..evaluation.roofline import (
-    beyond_bound,
-    beyond_bounds,
-    missing_figures,
-    no_dense_peak,
-    on_device,
-    verdicts,
-    work,
-)
 from ..evaluation.roofs import CAPACITY, ROOFS
 from ..records.device import Device
 from ..records.entry import Entry
@@ -79,12 +71,12 @@ def evaluates_everywhere(entry: Entry, context: Context) -> Iterable[Diagnostic]
                 no_dense_peak(device, dtype),
                 "use a dtype the devices the entry names support",
             )
-    formulas = context.formulas
-    if formulas is None or not context.evaluable:
+    evaluator, formulas = context.evaluator, context.formulas
+    if evaluator is None or formulas is None or not context.evaluable:
         return  # KB416 says an entry is past the evaluation budget
     if any(entry.symbols[name].typical is None for name in formulas.symbols):
         return  # symbol-has-typical says which
-    found = unproven(entry, formulas, list(context.runnable))
+    found = unproven(evaluator, list(context.runnable))
     if found is None:
         return
     if found.failure is not None:
@@ -135,19 +127,17 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     bound_by: memory
     ```
     """
-    formulas = context.formulas
-    if formulas is None or not context.evaluable:
+    evaluator, formulas = context.evaluator, context.formulas
+    if evaluator is None or formulas is None or not context.evaluable:
         return  # KB416 says an entry is past the evaluation budget
     try:
-        done = work(entry, formulas)
+        done = evaluator.work()
     except EvaluationError:
         return  # reported by evaluates
     devices = list(context.runnable)
     if not devices:
         if context.devices:
-            lacking = sorted(
-                {m for d in context.devices.values() for m in missing_figures(entry, formulas, d)}
-            )
+            lacking = sorted({m for d in context.devices.values() for m in evaluator.missing(d)})
             yield entry.source.error_at(
                 BOUND_BY,
                 ("bound_by",),
@@ -156,7 +146,7 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
                 "make what the devices lack a symbol of the entry, with a sourced typical value",
             )
         return
-    beyond = beyond_bounds(formulas, devices, done.values)
+    beyond = evaluator.beyond_all(devices, done.values)
     if len(beyond) == len(devices):
         yield entry.source.error_at(
             BOUND_BY,
@@ -168,9 +158,9 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         return
     devices = [d for d in devices if d.id not in beyond]
     try:
-        if all(v == entry.bound_by for v in verdicts(entry, formulas, devices, done)):
+        if all(v == entry.bound_by for v in evaluator.verdicts(devices, done)):
             return  # the common case, decided without building a result per device
-        results: list[Result] = [on_device(entry, formulas, d, done) for d in devices]
+        results: list[Result] = [evaluator.on(d, done) for d in devices]
     except EvaluationError:
         return  # reported by evaluates
     modeled = [*results[0].times, *(["capacity"] if results[0].capacity is not None else [])]
@@ -265,18 +255,18 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
         expect: {bound_by: memory}
     ```
     """
-    formulas = context.formulas
-    if formulas is None or not context.evaluable:
+    evaluator, formulas = context.evaluator, context.formulas
+    if evaluator is None or formulas is None or not context.evaluable:
         return  # KB416 says an entry is past the evaluation budget
     units = {d.name: d.unit for d in entry.derived}
     for check in entry.checks:
         try:
-            done = work(entry, formulas, check.overrides)  # the same on every device
+            done = evaluator.work(check.overrides)  # the same on every device
         except EvaluationError:
             continue  # reported by evaluates, or by known-override
         for device in _devices(context, check.devices):
             named = ("devices", check.devices.index(device.id))
-            missing = missing_figures(entry, formulas, device)
+            missing = evaluator.missing(device)
             if missing:
                 # A device without a figure the entry reads cannot bear the claim out; a
                 # missing dense peak is evaluates' to say, at the dtype.
@@ -289,7 +279,7 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
                         at=named,
                     )
                 continue
-            beyond = beyond_bound(formulas, device, done.values)
+            beyond = evaluator.beyond(device, done.values)
             if beyond is not None:
                 yield check.where.error(
                     CHECK,
@@ -300,7 +290,7 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
                 )
                 continue
             try:
-                result = on_device(entry, formulas, device, done)
+                result = evaluator.on(device, done)
             except EvaluationError as exc:
                 yield check.where.error(
                     CHECK,

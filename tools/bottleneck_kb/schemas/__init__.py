@@ -18,15 +18,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..core.codes import BAD_FORM, MISSING_KEY, NOT_ALLOWED, UNKNOWN_KEY, WRONG_TYPE
 from ..core.diagnostics import Diagnostic
 from ..core.numbers import exact_number
 from ..source import Document, read_file
-
-MISSING_KEY = "KB101"
-UNKNOWN_KEY = "KB102"
-NOT_ALLOWED = "KB103"
-WRONG_TYPE = "KB104"
-BAD_FORM = "KB105"
 
 ENTRY = "entry"
 HARDWARE = "hardware"

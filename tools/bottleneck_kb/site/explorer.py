@@ -16,9 +16,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
-from ..evaluation.entry import select_devices
-from ..evaluation.formulas import figures_needed, parse_formulas
-from ..evaluation.roofs import CAPACITY, ROOFS, Roof
 from ..maths.formula import Formula
 from ..records.device import Device
 from ..records.entry import Entry
@@ -26,12 +23,12 @@ from ..records.fields import PEAK_FLOPS, dtype_traits
 from .export import symbol_record
 from .formula_js import compile_formula, js_literal
 from .prose import plain
+from .view import CAPACITY, ROOFS, Evaluator, Parsed, Roof, evaluated_on
 
 __all__ = [
     "ASSETS",
     "compare_body",
     "entry_script",
-    "explorable",
     "explorer_assets",
     "explorer_block",
     "script",
@@ -101,12 +98,9 @@ def script(
     )
 
 
-def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
-    """The entry's explorer script, or None when its formulas do not parse (its page says why,
-    from the evaluation)."""
-    formulas, _ = parse_formulas(entry)
-    if formulas is None:
-        return None
+def entry_script(evaluator: Evaluator, devices: Sequence[Device]) -> str:
+    """The entry's explorer script."""
+    entry, formulas = evaluator.entry, evaluator.formulas
     base = {"flops": formulas.flops, "bytes": formulas.bytes, **formulas.others}
     workarounds = []
     replacements = []
@@ -125,8 +119,8 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
             }
         )
     given = set(base).union(*replacements)
-    needs = figures_needed(formulas)
-    chosen, _ = select_devices(entry, formulas, {d.id: d for d in devices})
+    needs = evaluator.needs
+    chosen = evaluated_on(evaluator, devices)
     payload = {
         "id": entry.id,
         "title": plain(entry.title),
@@ -147,14 +141,17 @@ def entry_script(entry: Entry, devices: Sequence[Device]) -> str | None:
     return script(payload, base, formulas.derived, replacements)
 
 
-def explorer_assets(entries: Sequence[Entry], devices: Sequence[Device]) -> dict[str, str]:
-    """Every file the explorer serves: its scripts and styles, and one script per entry."""
+def explorer_assets(
+    entries: Sequence[Entry], devices: Sequence[Device], parsed: Mapping[str, Parsed]
+) -> dict[str, str]:
+    """Every file the explorer serves: its scripts and styles, and one script per entry whose
+    formulas parse (`parsed`, by path: `view.parse_all`)."""
     package = resources.files(__package__).joinpath("assets")
     files = {path: package.joinpath(name).read_text("utf-8") for path, name in ASSETS.items()}
     for entry in entries:
-        script = entry_script(entry, devices)
-        if script is not None:
-            files[script_path(entry.id)] = script
+        evaluator = parsed[entry.path][0]
+        if evaluator is not None:
+            files[script_path(entry.id)] = entry_script(evaluator, devices)
     return files
 
 
@@ -165,18 +162,14 @@ def _scripts(asset_url: Callable[[str], str], entry_ids: Iterable[str]) -> str:
     return "".join(tags)
 
 
-def explorable(entry: Entry) -> bool:
-    """Whether the entry has an explorer: its formulas parse (else its page says why)."""
-    return parse_formulas(entry)[0] is not None
-
-
-def explorer_block(entry: Entry, asset_url: Callable[[str], str]) -> str:
+def explorer_block(entry: Entry, asset_url: Callable[[str], str], explorable: bool) -> str:
     """The explorer on an entry page: its heading in Markdown (so that the page's table of
     contents lists it), then a raw HTML block of a placeholder the script fills (hidden until
     it runs, so without JavaScript the static table and chart are the page, as a note under
     the heading says) and the scripts; empty for an entry that is not `explorable`.
-    `asset_url` makes a path below the site's root relative to the page."""
-    if not explorable(entry):
+    `asset_url` makes a path below the site's root relative to the page; `explorable`,
+    whether its formulas parse (else its page says why)."""
+    if not explorable:
         return ""
     return (
         "## Explore\n\n"
@@ -187,13 +180,15 @@ def explorer_block(entry: Entry, asset_url: Callable[[str], str]) -> str:
     )
 
 
-def compare_body(entries: Sequence[Entry], asset_url: Callable[[str], str]) -> str:
-    """The compare page's content: a placeholder listing the entries a reader may pick, with
-    where each one's script is; the script loads those picked."""
+def compare_body(
+    entries: Sequence[Entry], asset_url: Callable[[str], str], parsed: Mapping[str, Parsed]
+) -> str:
+    """The compare page's content: a placeholder listing the entries a reader may pick (those
+    whose formulas parse), with where each one's script is; the script loads those picked."""
     listed = [
         {"id": e.id, "title": plain(e.title), "script": asset_url(script_path(e.id))}
         for e in entries
-        if explorable(e)
+        if parsed[e.path][0] is not None
     ]
     return (
         '<div class="kb-compare" hidden></div>'

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..checking.run import check_read, checked_catalog
-from ..core.diagnostics import INTERNAL, Diagnostic, Severity, error
+from ..core.codes import INTERNAL
+from ..core.diagnostics import Diagnostic, Severity, error
 from ..core.numbers import times
-from ..evaluation.roofs import COMPUTE, MEMORY
 from ..knowledge.addresses import (
     COMPARE,
     DEVICES,
@@ -37,10 +37,20 @@ from ..records.entry import Entry, Symbol
 from ..records.fields import PEAK_FLOPS, dtype_traits, field_shapes, parameter_dimension
 from ..schemas import ENTRY, HARDWARE, documented, published, published_text, schema
 from . import charts, export, mathml
+from .cache import ViewCache
 from .explorer import compare_body, explorer_assets, explorer_block
 from .formula_js import js_literal
 from .prose import block, inline, plain, text
-from .view import EntryView, ViewCache, format_quantity, format_seconds, number, ridge_points
+from .view import (
+    COMPUTE,
+    MEMORY,
+    EntryView,
+    format_quantity,
+    format_seconds,
+    number,
+    parse_all,
+    ridge_points,
+)
 
 STYLESHEET = "assets/bottleneck-kb.css"
 EXPORT = "export/knowledge-base.json"
@@ -104,10 +114,12 @@ def build_site(root: Path, options: Options) -> Site:
     catalog = checked[0]
     devices = sorted(catalog.devices.values(), key=lambda d: d.id)
     entries = sorted(kb.entries, key=lambda e: e.id)
-    views = ViewCache(options.cache).views(entries, devices)
+    # Each entry's formulas parsed once, for its checks, its view and its explorer.
+    parsed = parse_all(entries)
+    views = ViewCache(options.cache).views(entries, devices, parsed)
     links = Links(options.directory_urls)
     # A page made from an entry kb check fails would show a wrong claim, or be missing.
-    site = Site(diagnostics=check_read(kb, checked).diagnostics)
+    site = Site(diagnostics=check_read(kb, checked, parsed).diagnostics)
     failing = {d.path for d in site.diagnostics if d.severity is Severity.ERROR}
     site.diagnostics += [
         error(
@@ -124,16 +136,18 @@ def build_site(root: Path, options: Options) -> Site:
     entries_by_id = {e.id: e for e in entries}
     linking = export.related_from(entries)
     for entry in entries:
+        explorable = parsed[entry.path][0] is not None
         site.pages[entry_page(entry.id)] = _entry_page(
-            entry, views[entry.id], devices, links, options, entries_by_id, linking
+            entry, views[entry.id], devices, links, options, entries_by_id, linking, explorable
         )
         for alias in entry.aliases:
             if alias not in views:
                 path, html = _redirect(alias, entry.id, links)
                 site.assets[path] = html
-    site.assets.update(explorer_assets(entries, devices))
+    site.assets.update(explorer_assets(entries, devices, parsed))
     site.pages[COMPARE] = _page(
-        "Compare entries", [compare_body(entries, lambda path: links.asset(COMPARE, path))]
+        "Compare entries",
+        [compare_body(entries, lambda path: links.asset(COMPARE, path), parsed)],
     )
     for device in devices:
         site.pages[device_page(device.id)] = _device_page(device, entries, views, links)
@@ -247,6 +261,7 @@ def _entry_page(
     options: Options,
     entries_by_id: Mapping[str, Entry],
     linking: Mapping[str, Sequence[tuple[Entry, str]]],
+    explorable: bool,
 ) -> str:
     here = entry_page(entry.id)
     names = {d.id: d.name for d in devices}
@@ -273,7 +288,7 @@ def _entry_page(
             + "</div>"
         )
         body += _evaluation_sections(entry, view, evaluation, names, here, links)
-        body.append(explorer_block(entry, lambda path: links.asset(here, path)))
+        body.append(explorer_block(entry, lambda path: links.asset(here, path), explorable))
     body += [
         "## Scales with",
         _table(

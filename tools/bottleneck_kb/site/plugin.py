@@ -24,8 +24,8 @@ from mkdocs.structure.files import File, Files
 from ..core.diagnostics import Severity, located_line
 from ..core.outputs import OutputRefused, guard_output
 from ..knowledge.files import ENTRIES, HARDWARE
+from .cache import default_folder
 from .pages import STYLESHEET, Options, build_site
-from .view import default_folder
 
 _LOG = get_plugin_logger(__name__)
 

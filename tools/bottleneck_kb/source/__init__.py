@@ -20,55 +20,22 @@ One job per module:
     layout      the block layout kb fmt writes, read without libyaml, and where its nodes start
     build       node tree to data: depth, keys, duplicates, the inline fast path
     scalars     the scalar rules: null, booleans, numbers, YAML 1.1 portability
-    positions   Document, and lines and columns inside escaped, folded and block strings
-    problems    the codes, the limits, and how a stage stops
+    document    Document: the data, and where each part of it was written
+    positions   lines and columns inside escaped, folded and block strings
+    problems    the limits, and how a stage stops (the codes are core.codes')
 """
 
 from .document import Document, Pointer
 from .files import read_file
 from .loader import load
-from .problems import (
-    ALIAS,
-    BAD_NUMBER,
-    CONTROL_CHARACTER,
-    DUPLICATE_KEY,
-    EMPTY,
-    ENCODING,
-    MAX_DEPTH,
-    MAX_FILE_BYTES,
-    MAX_KEY_LENGTH,
-    MAX_NODES,
-    MAX_NUMBER_DIGITS,
-    NOT_A_FILE,
-    NOT_A_MAPPING,
-    PORTABLE_NUMBER,
-    SYNTAX,
-    TAG,
-    TOO_DEEP,
-    TOO_LARGE,
-    YAML11_BOOLEAN,
-)
+from .problems import MAX_DEPTH, MAX_FILE_BYTES, MAX_KEY_LENGTH, MAX_NODES, MAX_NUMBER_DIGITS
 
 __all__ = [
-    "ALIAS",
-    "BAD_NUMBER",
-    "CONTROL_CHARACTER",
-    "DUPLICATE_KEY",
-    "EMPTY",
-    "ENCODING",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_KEY_LENGTH",
     "MAX_NODES",
     "MAX_NUMBER_DIGITS",
-    "NOT_A_FILE",
-    "NOT_A_MAPPING",
-    "PORTABLE_NUMBER",
-    "SYNTAX",
-    "TAG",
-    "TOO_DEEP",
-    "TOO_LARGE",
-    "YAML11_BOOLEAN",
     "Document",
     "Pointer",
     "load",

@@ -12,20 +12,10 @@ from typing import Any
 
 import yaml
 
+from ..core.codes import DUPLICATE_KEY, SYNTAX, TAG, TOO_DEEP, TOO_LARGE
 from ..core.diagnostics import Diagnostic, Severity
 from .characters import refuse_control_characters
-from .problems import (
-    DUPLICATE_KEY,
-    MAX_DEPTH,
-    MAX_KEY_LENGTH,
-    MAX_NODES,
-    SYNTAX,
-    TAG,
-    TOO_DEEP,
-    TOO_LARGE,
-    Stop,
-    stop_at,
-)
+from .problems import MAX_DEPTH, MAX_KEY_LENGTH, MAX_NODES, Stop, stop_at
 from .scalars import (
     KNOWN_KEYS,
     Problem,

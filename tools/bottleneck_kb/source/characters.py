@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..core.codes import CONTROL_CHARACTER, ENCODING
 from ..core.diagnostics import CONTROL_CHARACTERS, error
 from .positions import content_column, flow_scalar_position, line_col
-from .problems import CONTROL_CHARACTER, ENCODING, MAX_FILE_BYTES, Stop, too_large
+from .problems import MAX_FILE_BYTES, Stop, too_large
 
 # Characters libyaml accepts raw that change what a reader sees: NEL, line and paragraph
 # separators (libyaml breaks lines at them, editors mostly do not) and bidirectional overrides.

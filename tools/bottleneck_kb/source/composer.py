@@ -8,8 +8,9 @@ from typing import Any
 import yaml
 from yaml._yaml import CParser
 
+from ..core.codes import EMPTY, SYNTAX
 from ..core.diagnostics import error
-from .problems import EMPTY, SYNTAX, Stop, libyaml_error, stop_at
+from .problems import Stop, libyaml_error, stop_at
 
 
 class _Composer(CParser):

@@ -8,8 +8,9 @@ import os
 import stat
 from pathlib import Path
 
+from ..core.codes import NOT_A_FILE
 from ..core.diagnostics import Diagnostic, error
-from .problems import MAX_FILE_BYTES, NOT_A_FILE, too_large
+from .problems import MAX_FILE_BYTES, too_large
 
 
 def read_file(

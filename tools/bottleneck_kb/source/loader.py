@@ -10,11 +10,12 @@ flow collection.
 
 from __future__ import annotations
 
+from ..core.codes import NOT_A_MAPPING
 from ..core.diagnostics import Diagnostic
 from .characters import decode
 from .document import Document
 from .layout import read_layout
-from .problems import NOT_A_MAPPING, Stop, stop_at
+from .problems import Stop, stop_at
 
 
 def load(raw: bytes, display: str) -> tuple[Document | None, list[Diagnostic]]:

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..core.codes import (
+    CONTROL_CHARACTER,
+    SYNTAX,
+    TOO_DEEP,
+    TOO_LARGE,
+)
 from ..core.diagnostics import Diagnostic, error
 from .positions import BREAK, line_col
 
@@ -19,21 +25,6 @@ MAX_DEPTH = 32
 MAX_NODES = 50_000
 MAX_KEY_LENGTH = 200
 MAX_NUMBER_DIGITS = 30
-
-SYNTAX = "KB001"
-DUPLICATE_KEY = "KB002"
-ALIAS = "KB003"
-TAG = "KB004"
-YAML11_BOOLEAN = "KB005"
-ENCODING = "KB006"
-EMPTY = "KB007"
-NOT_A_MAPPING = "KB008"
-TOO_LARGE = "KB009"
-TOO_DEEP = "KB010"
-NOT_A_FILE = "KB011"
-BAD_NUMBER = "KB012"
-CONTROL_CHARACTER = "KB013"
-PORTABLE_NUMBER = "KB014"
 
 
 class Stop(Exception):

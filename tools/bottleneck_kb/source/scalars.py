@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..core.codes import BAD_NUMBER, PORTABLE_NUMBER, YAML11_BOOLEAN
 from ..core.diagnostics import Diagnostic, Severity
-from .problems import BAD_NUMBER, MAX_NUMBER_DIGITS, PORTABLE_NUMBER, YAML11_BOOLEAN
+from .problems import MAX_NUMBER_DIGITS
 
 #: The words YAML 1.2 (core schema) reads as null and the booleans.
 _WORDS: dict[str, bool | None] = {

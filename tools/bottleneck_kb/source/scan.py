@@ -15,9 +15,10 @@ from typing import Any
 import yaml
 from yaml._yaml import CParser
 
+from ..core.codes import ALIAS, SYNTAX, TAG, TOO_LARGE
 from ..core.diagnostics import error
 from .positions import line_col
-from .problems import ALIAS, MAX_NODES, SYNTAX, TAG, TOO_LARGE, Stop, libyaml_error, stop_at
+from .problems import MAX_NODES, Stop, libyaml_error, stop_at
 
 # Where an anchor (&a), an alias (*a), a tag (!t, or a lone !) or a directive (%YAML) could
 # stand: at a line start, after white space, or after a flow indicator or a colon. A match only

@@ -1,9 +1,38 @@
 """Every code kb can report, with its name and the module that owns it: the one table to read
-when picking a free code, held to the registry by a test.
+when picking a free code, held to the registry of rules by a test. It sits in the ground floor
+because the layers below the rules emit codes too (reading YAML, the schema, the loader): they
+take their codes from here, as the rules do, and none takes another layer's.
 
 Families: KB0xx reading YAML, KB1xx schema, KB2xx cross-references and sources, KB3xx hardware
 catalog, KB4xx formulas and roofline, KB5xx what pages show.
 """
+
+#: The codes the layers below the rules emit while reading and evaluating.
+INTERNAL = "KB000"
+SYNTAX = "KB001"
+DUPLICATE_KEY = "KB002"
+ALIAS = "KB003"
+TAG = "KB004"
+YAML11_BOOLEAN = "KB005"
+ENCODING = "KB006"
+EMPTY = "KB007"
+NOT_A_MAPPING = "KB008"
+TOO_LARGE = "KB009"
+TOO_DEEP = "KB010"
+NOT_A_FILE = "KB011"
+BAD_NUMBER = "KB012"
+CONTROL_CHARACTER = "KB013"
+PORTABLE_NUMBER = "KB014"
+NOT_READ = "KB019"
+COMMITTED_OUTPUT = "KB021"
+MISSING_KEY = "KB101"
+UNKNOWN_KEY = "KB102"
+NOT_ALLOWED = "KB103"
+WRONG_TYPE = "KB104"
+BAD_FORM = "KB105"
+DUPLICATE_ID = "KB202"
+BAD_QUANTITY = "KB301"
+FORMULA = "KB401"
 
 CODES = """
 KB000  internal-error               check
