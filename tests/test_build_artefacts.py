@@ -219,9 +219,9 @@ def test_kb_check_and_the_site_build_say_what_is_committed_under_build(repositor
 
 def test_mathml_is_written_from_data_and_refuses_what_is_not_mathml() -> None:
     printed = "<mrow><mi>B</mi><mo>&InvisibleTimes;</mo><msup><mi>K</mi><mn>2</mn></msup></mrow>"
-    assert mathml.render(mathml.tree(printed)) == printed
+    assert mathml.markup(mathml.tree(printed)) == printed
     escaped = "&lt;/math&gt;&lt;script&gt;x&lt;/script&gt;"
-    assert mathml.render(["</math><script>x</script>"]) == escaped
+    assert mathml.markup(["</math><script>x</script>"]) == escaped
     for hostile in (
         [["script", {}, []]],
         [["mi", {"onclick": "x"}, []]],
@@ -230,7 +230,7 @@ def test_mathml_is_written_from_data_and_refuses_what_is_not_mathml() -> None:
         [["mi", {}, "not a list"]],
     ):
         with pytest.raises(mathml.MathMLError):
-            mathml.render(hostile)
+            mathml.markup(hostile)
     with pytest.raises(mathml.MathMLError):
         mathml.tree("<mi>x</mo>")
 

@@ -37,7 +37,7 @@ def test_every_cache_keyed_by_what_entries_say_is_bounded() -> None:
     # The walk sees the caches that read entries' text, bounded or not.
     assert {
         "bottleneck_kb.evaluation.formulas._parse",
-        "bottleneck_kb.records.quantity.parse",
+        "bottleneck_kb.records.quantity.parse_quantity",
     } <= caches.keys()
 
     unbounded = [

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from bottleneck_kb.core.numbers import format_quantity, format_seconds
-from bottleneck_kb.records.quantity import Dimension, QuantityError, parse
+from bottleneck_kb.records.quantity import Dimension, QuantityError, parse_quantity
 
 
 @pytest.mark.parametrize(
@@ -20,7 +20,7 @@ from bottleneck_kb.records.quantity import Dimension, QuantityError, parse
     ],
 )
 def test_parses_to_base_units(text: str, dimension: Dimension, value: float) -> None:
-    assert parse(text, dimension).value == pytest.approx(value, rel=1e-12)
+    assert parse_quantity(text, dimension).value == pytest.approx(value, rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -36,17 +36,17 @@ def test_parses_to_base_units(text: str, dimension: Dimension, value: float) -> 
 )
 def test_rejects_with_a_reason(text: str, dimension: Dimension, message: str) -> None:
     with pytest.raises(QuantityError) as raised:
-        parse(text, dimension)
+        parse_quantity(text, dimension)
     assert message in raised.value.message
 
 
 def test_resolution_follows_the_written_digits() -> None:
-    written = parse("3.4 TB/s", Dimension.BANDWIDTH)
+    written = parse_quantity("3.4 TB/s", Dimension.BANDWIDTH)
     assert written.resolution == pytest.approx(0.05e12)
     assert written.agrees_with(3.35e12)
     assert not written.agrees_with(3.3e12)
-    assert parse("3.35 TB/s", Dimension.BANDWIDTH).agrees_with(3.35e12)
-    assert not parse("3.35 TB/s", Dimension.BANDWIDTH).agrees_with(5.3e12)
+    assert parse_quantity("3.35 TB/s", Dimension.BANDWIDTH).agrees_with(3.35e12)
+    assert not parse_quantity("3.35 TB/s", Dimension.BANDWIDTH).agrees_with(5.3e12)
 
 
 def test_formatting() -> None:

@@ -20,7 +20,7 @@ from bottleneck_kb.records.quantity import (
     QuantityError,
     _pint_factor,
     _table_factor,
-    parse,
+    parse_quantity,
 )
 from bottleneck_kb.rules.cross_references import _pieces
 
@@ -81,11 +81,11 @@ def test_the_table_gives_pints_factor_or_leaves_the_unit_to_pint(dimension: Dime
 
 def test_what_the_table_does_not_read_still_parses_with_pint() -> None:
     assert _table_factor("TFLOPS", Dimension.FLOP_RATE) is None
-    assert parse("2 kilobyte", Dimension.BYTES).value == 2000.0
+    assert parse_quantity("2 kilobyte", Dimension.BYTES).value == 2000.0
     with pytest.raises(QuantityError, match="'TFLOPS' is not bytes per time"):
-        parse("989 TFLOPS", Dimension.BANDWIDTH)
+        parse_quantity("989 TFLOPS", Dimension.BANDWIDTH)
     with pytest.raises(QuantityError, match="unknown unit 'TBps'"):
-        parse("3 TBps", Dimension.BANDWIDTH)
+        parse_quantity("3 TBps", Dimension.BANDWIDTH)
 
 
 @pytest.mark.parametrize(
@@ -96,12 +96,12 @@ def test_a_rate_written_as_flops_is_told_why_and_how_to_write_it(
     written: str, unit: str, rate: str
 ) -> None:
     with pytest.raises(QuantityError) as refused:
-        parse(written, Dimension.FLOP_RATE)
+        parse_quantity(written, Dimension.FLOP_RATE)
     assert (refused.value.message, refused.value.hint) == (
         f"'{unit}' is read as a count of FLOP (the S is not per second)",
         f"write '{rate}'",
     )
-    assert parse(rate, Dimension.FLOP_RATE).value > 0  # the hint, followed, is read
+    assert parse_quantity(rate, Dimension.FLOP_RATE).value > 0  # the hint, followed, is read
 
 
 def test_checking_the_repository_does_not_import_pint() -> None:

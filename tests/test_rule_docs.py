@@ -81,4 +81,4 @@ def test_passing_examples_pass(code: str, kb_root: Path) -> None:
 
 
 def test_the_codes_table_lists_every_registered_code_with_its_module() -> None:
-    assert codes.table() == {code: (r.name, r.module) for code, r in REGISTRY.items()}
+    assert codes.code_table() == {code: (r.name, r.module) for code, r in REGISTRY.items()}

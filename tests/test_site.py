@@ -378,7 +378,7 @@ def test_schema_reference_has_every_title_of_the_schemas(built: Path) -> None:
                 yield from titles(prop)
                 yield from titles(prop.get("items"))
 
-    for document in (schema(ENTRY), schema(HARDWARE), export.schema()):
+    for document in (schema(ENTRY), schema(HARDWARE), export.export_schema()):
         for name in titles(document):
             assert f"{name}</code>" in page, name
 
@@ -387,7 +387,7 @@ def test_published_schemas_carry_their_address_as_id(built: Path) -> None:
     for kind, original in (
         (ENTRY, schema(ENTRY)),
         (HARDWARE, schema(HARDWARE)),
-        (export.KIND, export.schema()),
+        (export.KIND, export.export_schema()),
     ):
         published = json.loads((built / "schema" / f"{kind}.schema.json").read_text("utf-8"))
         assert published["$id"] == f"https://bottleneck-kb.example/schema/{kind}.schema.json"
@@ -400,7 +400,7 @@ def test_export_holds_every_entry_and_device_with_the_librarys_evaluation(
     built: Path, knowledge_base: KnowledgeBase
 ) -> None:
     document = json.loads((built / "export" / "knowledge-base.json").read_text("utf-8"))
-    jsonschema.Draft202012Validator(export.schema()).validate(document)
+    jsonschema.Draft202012Validator(export.export_schema()).validate(document)
     assert sorted(e["id"] for e in document["entries"]) == sorted(
         e.id for e in knowledge_base.entries
     )
@@ -560,7 +560,7 @@ def test_a_devices_measured_values_achieved_fractions_and_notes_are_on_its_page_
     )
     assert f'<p class="kb-legend">Basis: {legend}</p>' in page
     document = json.loads(site.assets["export/knowledge-base.json"])
-    jsonschema.Draft202012Validator(export.schema()).validate(document)
+    jsonschema.Draft202012Validator(export.export_schema()).validate(document)
     record = next(d for d in document["devices"] if d["id"] == "fixture-device")
     assert record["measured"] == {
         "memory_bandwidth": {
@@ -898,7 +898,7 @@ def test_charts_stay_within_floats_and_readable_across_every_range() -> None:
     """An intensity of 1e308 padded by 4 ended the build in an OverflowError; a range of
     1e-300 to 1e300 drew 601 labelled ticks."""
     chart = charts.roofline_chart(
-        "D", 3e12, [charts.Roof("bf16", 1e15)], [charts.Dot("e", "e/", 1e308, 1e15)]
+        "D", 3e12, [charts.RoofLine("bf16", 1e15)], [charts.Dot("e", "e/", 1e308, 1e15)]
     )
     numbers = re.findall(r' (?:x|y|cx|cy|x1|x2|y1|y2)="([^"]+)"', chart)
     assert numbers and all(math.isfinite(float(n)) for n in numbers)

@@ -19,6 +19,7 @@ from typing import Any
 from .. import schemas
 from ..core.errors import KBError
 from ..core.files import written_beside
+from ..core.text import suggest
 from ..knowledge.files import ENTRIES, HARDWARE, SUFFIX, display_path
 from ..rules.placeholders import PLACEHOLDER
 from .fmt import WIDTH, branches, child, format_text, item_schema, property_names
@@ -71,7 +72,7 @@ def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> P
         allowed = choices(kind, key)
         if value not in allowed:
             raise ScaffoldError(
-                f"'{value}' is not an allowed {key}", schemas.suggest(value, allowed, "values")
+                f"'{value}' is not an allowed {key}", suggest(value, allowed, "values")
             )
     path = root / FOLDERS[kind] / f"{identifier}{SUFFIX}"
     display = display_path(path, root)

@@ -19,6 +19,7 @@ import click
 from click.decorators import FC
 
 from ..core.codes import INTERNAL
+from ..core.text import suggest
 
 if TYPE_CHECKING:
     from ..core.diagnostics import Diagnostic
@@ -476,7 +477,6 @@ def hardware(output_format: str, catalog: Path | None, root: Path | None) -> Non
 def _known_rule(code: str) -> None:
     from ..core.errors import BadRequest
     from ..rules import REGISTRY
-    from ..schemas import suggest
 
     if code not in REGISTRY:
         raise BadRequest(f"no rule {code}", suggest(code, sorted(REGISTRY), "codes"))

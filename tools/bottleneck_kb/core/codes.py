@@ -107,7 +107,7 @@ KB504  text-budget                  markup
 """
 
 
-def table() -> dict[str, tuple[str, str]]:
+def code_table() -> dict[str, tuple[str, str]]:
     """code -> (name, module)."""
     rows = (line.split() for line in CODES.strip().splitlines())
     return {code: (name, module) for code, name, module in rows}

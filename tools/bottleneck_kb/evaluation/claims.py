@@ -21,7 +21,7 @@ def describe(
     return ", ".join(f"{name}={number(values[name])}" for name in sorted(names) if name in values)
 
 
-def explain(result: Result, at: str) -> str:
+def explain_verdict(result: Result, at: str) -> str:
     """`on nvidia-h100-sxm at k=4: intensity 4.0 FLOP/B, ridge 295 FLOP/B -> memory`, or with
     more roofs each roof's time."""
     if not result.fits:
@@ -53,7 +53,7 @@ def check_failures(
         return describe(result.values, formulas)
 
     if check.bound_by is not None and result.verdict != check.bound_by:
-        failures.append(f"expected {check.bound_by} {explain(result, at())}: FAIL")
+        failures.append(f"expected {check.bound_by} {explain_verdict(result, at())}: FAIL")
     bounded = [
         (name, UNITS[name], result.quantity(name), limits) for name, limits in check.bounds.items()
     ]

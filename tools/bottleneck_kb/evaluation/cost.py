@@ -26,7 +26,7 @@ EVALUATION_BUDGET = 3_000_000
 
 
 @dataclass(frozen=True, slots=True)
-class Cost:
+class EvaluationCost:
     """What evaluating an entry on `devices` devices costs in formula steps, by part: the
     results, the workarounds, the checks and the sweeps for crossovers (their bisection is
     bounded apart, by BISECTION_BUDGET)."""
@@ -43,7 +43,7 @@ class Cost:
         return max(self.parts, key=self.parts.__getitem__)
 
 
-def evaluation_cost(evaluator: Evaluator, devices: int) -> Cost:
+def evaluation_cost(evaluator: Evaluator, devices: int) -> EvaluationCost:
     """The formula steps `evaluate_entry` takes for the entry on `devices` devices, as the
     sizes of its formulas and the number of times each is evaluated give them."""
     entry, formulas = evaluator.entry, evaluator.formulas
@@ -70,10 +70,10 @@ def evaluation_cost(evaluator: Evaluator, devices: int) -> Cost:
     )
     sweeps = swept * CROSSOVER_SAMPLES * (shared + devices * each)
     parts = {"results": one, "workarounds": workarounds, "checks": checks, "sweeps": sweeps}
-    return Cost(devices, parts)
+    return EvaluationCost(devices, parts)
 
 
-def budget_pointer(entry: Entry, cost: Cost) -> tuple[str, ...]:
+def budget_pointer(entry: Entry, cost: EvaluationCost) -> tuple[str, ...]:
     """Where the entry spends most of its evaluation: the key an error past the budget
     points at."""
     return {
@@ -84,7 +84,7 @@ def budget_pointer(entry: Entry, cost: Cost) -> tuple[str, ...]:
     }[cost.largest]
 
 
-def over_budget(cost: Cost) -> str:
+def over_budget(cost: EvaluationCost) -> str:
     """What KB416 and the commands say of an entry past the evaluation budget."""
     return (
         f"evaluating this entry on the {cost.devices} devices that can run it takes about "

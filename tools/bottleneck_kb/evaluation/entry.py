@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from ..core.errors import BadRequest, KBError
 from ..core.numbers import exact_number, format_seconds, number
+from ..core.text import suggest
 from ..maths.formula import FormulaError
 from ..records.device import Device
 from ..records.entry import Entry, WrittenFormula
-from ..schemas import suggest
-from .claims import check_failures, checked_values, describe, explain
+from .claims import check_failures, checked_values, describe, explain_verdict
 from .cost import EVALUATION_BUDGET, budget_pointer, evaluation_cost, over_budget
 from .crossovers import BISECTION_BUDGET, Allowance, Crossover, crossovers
 from .evaluator import Evaluator
@@ -169,12 +169,12 @@ def evaluate_entry(
     the datasheet's whatever it is); devices whose files have errors (`broken`) are skipped
     and said. Raises KBError (EvaluationError for a formula that
     cannot be evaluated) with a message and, where known, the place in the entry."""
-    return evaluate(
+    return evaluate_parsed(
         Evaluator.of(entry), catalog, on, overrides, basis=basis, symbolic=symbolic, broken=broken
     )
 
 
-def evaluate(
+def evaluate_parsed(
     evaluator: Evaluator,
     catalog: Mapping[str, Device],
     on: Sequence[str] = (),
@@ -300,7 +300,7 @@ def _check(evaluator: Evaluator, device: Device, index: int) -> CheckOutcome:
     failures = check_failures(check, result, formulas, units)
     detail = "; ".join(failures) or (
         "".join(f"{said}; " for said in checked_values(check, result, units))
-        + f"{explain(result, describe(result.values, formulas))}, "
+        + f"{explain_verdict(result, describe(result.values, formulas))}, "
         f"time >= {format_seconds(result.time)}"
     )
     return CheckOutcome(index, check.claim, device.id, not failures, detail)

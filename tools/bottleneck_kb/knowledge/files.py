@@ -13,6 +13,7 @@ from .. import schemas
 from ..core.codes import NOT_A_FILE, NOT_READ
 from ..core.diagnostics import Diagnostic, error
 from ..core.errors import BadRequest
+from ..core.text import closest
 
 ENTRIES = "entries"
 
@@ -313,7 +314,7 @@ def entry_file(root: Path, entry_id: str) -> Path:
     path = root / ENTRIES / f"{entry_id}{SUFFIX}"
     if not path.is_file():
         known = sorted(entry_ids(discover(root, ENTRIES), root))
-        close = schemas.closest(entry_id, known)
+        close = closest(entry_id, known)
         if close is not None:
             hint = f"did you mean '{close}'?"
         elif known:

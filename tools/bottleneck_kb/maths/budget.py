@@ -33,7 +33,7 @@ MAX_SYMBOLIC_EXPONENT = 64
 _CAP = 10**9
 
 
-class Cost(NamedTuple):
+class Expansion(NamedTuple):
     """Upper bounds on an expansion: polynomial degree and number of terms. A tuple: one is
     made for every node of every formula `kb check` reads."""
 
@@ -52,9 +52,9 @@ class Cost(NamedTuple):
 
 
 #: The costs of a symbol and of a number, made once.
-_SYMBOL = Cost(1, 1)
-_NUMBER = Cost(0, 1)
-_PAST = Cost(_CAP, _CAP)
+_SYMBOL = Expansion(1, 1)
+_NUMBER = Expansion(0, 1)
+_PAST = Expansion(_CAP, _CAP)
 
 
 def _cap(value: int) -> int:
@@ -75,7 +75,7 @@ def _exponent(node: ast.AST) -> float | None:
     return max(-_CAP, min(value, _CAP))
 
 
-def _cost(node: ast.AST) -> Cost:
+def _cost(node: ast.AST) -> Expansion:
     """Bounds for the expansion of `node`; an opaque part (a function other than a root, a
     power with a symbolic exponent) counts as one new symbol, its inside counted on its own."""
     if isinstance(node, ast.Name):
@@ -94,12 +94,12 @@ def _cost(node: ast.AST) -> Cost:
             # `P ** 8`, which sympy expands): bounded by the next whole power.
             n = math.ceil(abs(exponent))
             terms = 1 if n == 0 else math.comb(min(left.terms, _CAP) + min(n, 64) - 1, min(n, 64))
-            return Cost(_cap(left.degree * n), _cap(terms))
+            return Expansion(_cap(left.degree * n), _cap(terms))
         right = _cost(node.right)
         if isinstance(node.op, ast.Add | ast.Sub):
-            return Cost(max(left.degree, right.degree), _cap(left.terms + right.terms))
+            return Expansion(max(left.degree, right.degree), _cap(left.terms + right.terms))
         # Products and quotients: over a common denominator, terms multiply.
-        return Cost(_cap(left.degree + right.degree), _cap(left.terms * right.terms))
+        return Expansion(_cap(left.degree + right.degree), _cap(left.terms * right.terms))
     if isinstance(node, ast.Call):
         if isinstance(node.func, ast.Name) and node.func.id == "sqrt":
             # sympy merges the square roots of one base (`sqrt(P) ** 16`, or sixteen of them
@@ -109,7 +109,7 @@ def _cost(node: ast.AST) -> Cost:
     return _PAST  # unreachable for trees that passed validation
 
 
-def _opaque(*inside: ast.AST) -> Cost:
+def _opaque(*inside: ast.AST) -> Expansion:
     worst = max((_cost(part) for part in inside), key=lambda c: (c.degree, c.terms))
     if not worst.within():
         return worst  # what is inside is already past the budget
@@ -117,15 +117,15 @@ def _opaque(*inside: ast.AST) -> Cost:
 
 
 @lru_cache(maxsize=256)
-def cost(formula: Formula) -> Cost:
+def cost(formula: Formula) -> Expansion:
     """Cached: formulas recur across entries, and a Formula compares by its text."""
     return _cost(formula.tree)
 
 
-def ratio_cost(numerator: Formula, denominator: Formula) -> Cost:
+def ratio_cost(numerator: Formula, denominator: Formula) -> Expansion:
     """The cost of numerator / denominator, as the intensity is built."""
     top, bottom = cost(numerator), cost(denominator)
-    return Cost(_cap(top.degree + bottom.degree), _cap(top.terms * bottom.terms))
+    return Expansion(_cap(top.degree + bottom.degree), _cap(top.terms * bottom.terms))
 
 
 class _Constant(NamedTuple):

@@ -23,7 +23,6 @@ formula, so review tooling can point at the offending spot.
 from __future__ import annotations
 
 import ast
-import difflib
 import math
 import operator
 import re
@@ -37,6 +36,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ..core.errors import KBError
+from ..core.text import closest
 
 __all__ = [
     "FUNCTIONS",
@@ -403,12 +403,8 @@ def offset_of(text: str, node: ast.AST) -> int:
 
 
 def _suggestion(name: str, candidates: Collection[str]) -> str | None:
-    """A "did you mean" hint: a case-insensitive match first, then the closest spelling."""
-    by_lower = {candidate.lower(): candidate for candidate in sorted(candidates)}
-    match = by_lower.get(name.lower())
-    if match is None:
-        close = difflib.get_close_matches(name, sorted(candidates), n=1)
-        match = close[0] if close else None
+    """A "did you mean" hint, in the formula language's quotes."""
+    match = closest(name, sorted(candidates))
     return f"did you mean `{match}`?" if match else None
 
 

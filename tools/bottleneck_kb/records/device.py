@@ -11,14 +11,14 @@ from ..core.diagnostics import Diagnostic
 from ..source import Document
 from .fields import PEAK_FLOPS, FieldShape, field_shapes
 from .located import Located
-from .quantity import Measure, QuantityError, parse
+from .quantity import Measure, QuantityError, parse_quantity
 
 #: What each `direction` of a link bandwidth is multiplied by to give one direction.
 PER_DIRECTION = {"per_direction": 1.0, "both_directions": 0.5}
 
 
 @dataclass(slots=True)
-class Source:
+class Citation:
     """A document a device's figures come from; `kind` is vendor or secondary, `read` the
     date it was read."""
 
@@ -74,7 +74,7 @@ class Device:
     figures: dict[str, Figure]
     achieved: dict[str, Fraction]
     notes: str | None
-    sources: tuple[Source, ...]
+    sources: tuple[Citation, ...]
     source: Document = field(repr=False)
     #: Datasheet values by field name, dense peaks by dtype, measured values by parameter
     #: name and achieved fractions by field: views of `figures` and `achieved`, asked for by
@@ -127,7 +127,7 @@ def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
         if shape.dimension is None:  # a count: the schema made it a whole number
             return Measure(float(value), 0.5)
         try:
-            return parse(value, shape.dimension)
+            return parse_quantity(value, shape.dimension)
         except QuantityError as exc:
             problems.append(
                 source.error_at(
@@ -186,7 +186,7 @@ def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
         },
         notes=data.get("notes"),
         sources=tuple(
-            Source(
+            Citation(
                 s["id"],
                 s["title"],
                 s["url"],

@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 from ..schemas import roofs
-from .quantity import Dimension, parse
+from .quantity import Dimension, parse_quantity
 
 PEAK_FLOPS = "peak_flops"
 
@@ -57,7 +57,7 @@ def _shape_of(node: dict[str, Any]) -> FieldShape | None:
     dimension = None if name == "count" else Dimension[name.upper()]
     plausible = None
     if "x-plausible" in shape and dimension is not None:
-        low, high = (parse(text, dimension).value for text in shape["x-plausible"])
+        low, high = (parse_quantity(text, dimension).value for text in shape["x-plausible"])
         plausible = (low, high)
     return FieldShape(dimension, plausible)
 

@@ -193,7 +193,7 @@ _EXAMPLES = {
 
 
 @lru_cache(maxsize=1024)
-def parse(text: str, dimension: Dimension) -> Measure:
+def parse_quantity(text: str, dimension: Dimension) -> Measure:
     """`text` in the base unit of `dimension`; QuantityError says what is wrong.
 
     Cached: a knowledge base quotes the same few figures ("3.35 TB/s") in entry after entry.

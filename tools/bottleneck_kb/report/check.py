@@ -28,7 +28,7 @@ def summary(result: CheckResult) -> str:
 
 
 @reporter(CHECK, "text")
-def text(result: CheckResult) -> str:
+def as_text(result: CheckResult) -> str:
     lines = []
     for d in result.diagnostics:
         lines.append(located_line(d))

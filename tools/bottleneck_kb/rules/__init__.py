@@ -62,7 +62,7 @@ from ..core.diagnostics import Diagnostic, Severity
 from ..knowledge.files import HARDWARE
 
 if TYPE_CHECKING:
-    from ..evaluation.cost import Cost
+    from ..evaluation.cost import EvaluationCost
     from ..evaluation.evaluator import Evaluator
     from ..evaluation.formulas import Formulas
     from ..records.device import Device
@@ -235,7 +235,7 @@ class Context:
     runnable: tuple[Device, ...] = ()
     #: What evaluating the entry on `runnable` costs (evaluation_cost), where its formulas
     #: parse: past the budget, the rules that evaluate it leave it to KB416.
-    cost: Cost | None = None
+    cost: EvaluationCost | None = None
     #: Device id -> the file of hardware/ that would define it but has errors (Catalog.broken).
     broken_devices: Mapping[str, str] = field(default_factory=dict)
     #: The folder `devices` were read from, as messages name it (Catalog.folder).

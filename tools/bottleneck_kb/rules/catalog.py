@@ -13,12 +13,12 @@ from collections.abc import Iterable, Iterator
 
 from ..core.diagnostics import Diagnostic, Severity
 from ..core.numbers import format_quantity
+from ..core.text import suggest
 from ..evaluation.result import BASES, Basis, basis_figure
 from ..records.device import Device
 from ..records.fields import PEAK_FLOPS, dtype_traits, field_shapes
 from ..records.located import Located
 from ..records.quantity import Measure
-from ..schemas import suggest
 from . import Context, Scope, rule
 
 UNKNOWN_SOURCE = "KB310"

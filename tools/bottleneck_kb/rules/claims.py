@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.diagnostics import Diagnostic
+from ..core.text import suggest
 from ..records.entry import Entry
-from ..schemas import suggest
 from . import Context, Scope, rule
 
 CLAIM_REFERENCE = "KB221"

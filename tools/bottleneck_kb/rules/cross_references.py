@@ -7,12 +7,12 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from ..core.diagnostics import Diagnostic
 from ..core.numbers import format_quantity
+from ..core.text import suggest
 from ..records.device import Device
 from ..records.entry import Entry
 from ..records.fields import parameter_dimension, parameter_names
 from ..records.located import Located
-from ..records.quantity import Dimension, QuantityError, parse
-from ..schemas import suggest
+from ..records.quantity import Dimension, QuantityError, parse_quantity
 from . import Context, Scope, rule
 
 UNKNOWN_DEVICE = "KB204"
@@ -198,7 +198,7 @@ def _disagreement(
             f"add it to {device.path}, or drop the device from values_for",
         )
     try:
-        written = parse(piece, dimension)
+        written = parse_quantity(piece, dimension)
     except QuantityError as exc:
         return exc.message, exc.hint
     if written.agrees_with(actual.value):

@@ -7,9 +7,10 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from ..core.diagnostics import Diagnostic
+from ..core.text import suggest
 from ..maths import formula
 from ..records.entry import Derived, Entry
-from ..schemas import ENTRY, suggest, vocabulary
+from ..schemas import ENTRY, vocabulary
 from . import Context, Scope, rule
 
 DERIVED_FORMULA = "KB411"

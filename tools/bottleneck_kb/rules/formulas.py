@@ -7,12 +7,13 @@ from collections.abc import Iterable, Mapping
 from ..core.codes import FORMULA
 from ..core.diagnostics import Diagnostic
 from ..core.numbers import number
+from ..core.text import suggest
 from ..evaluation.cost import EVALUATION_BUDGET, budget_pointer, over_budget
 from ..evaluation.crossovers import CROSSOVER_SAMPLES
 from ..maths.budget import cost, power_problem, ratio_cost
 from ..records.entry import Entry
 from ..records.located import Located
-from ..schemas import shared_quantities, suggest
+from ..schemas import shared_quantities
 from . import Context, Scope, rule
 
 NO_TYPICAL = "KB402"

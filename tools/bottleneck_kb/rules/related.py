@@ -6,8 +6,8 @@ import difflib
 from collections.abc import Iterable, Sequence
 
 from ..core.diagnostics import Diagnostic, error
+from ..core.text import suggest
 from ..records.entry import Entry
-from ..schemas import suggest
 from . import Context, Scope, rule
 from .identity import Summary
 

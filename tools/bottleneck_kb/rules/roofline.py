@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.diagnostics import Diagnostic
-from ..evaluation.claims import check_failures, describe, explain
+from ..evaluation.claims import check_failures, describe, explain_verdict
 from ..evaluation.domain import describe_box, unproven
 from ..evaluation.evaluator import no_dense_peak
 from ..evaluation.formulas import EvaluationError, located
@@ -198,7 +198,7 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     )
     # The arithmetic of a few devices, enough to see both sides without a wall of text.
     shown = "; ".join(
-        f"{r.device}: {explain(r, at).removeprefix(f'on {r.device} at {at}: ')}"
+        f"{r.device}: {explain_verdict(r, at).removeprefix(f'on {r.device} at {at}: ')}"
         for r in wrong[:SHOWN_DEVICES]
     )
     more = f" (and {len(wrong) - SHOWN_DEVICES} more)" if len(wrong) > SHOWN_DEVICES else ""

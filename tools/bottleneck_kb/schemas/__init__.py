@@ -8,7 +8,6 @@ a user is told.
 
 from __future__ import annotations
 
-import difflib
 import json
 import posixpath
 import re
@@ -21,6 +20,7 @@ from typing import Any
 from ..core.codes import BAD_FORM, MISSING_KEY, NOT_ALLOWED, UNKNOWN_KEY, WRONG_TYPE
 from ..core.diagnostics import Diagnostic
 from ..core.numbers import exact_number
+from ..core.text import suggest
 from ..source import Document, read_file
 
 ENTRY = "entry"
@@ -304,7 +304,7 @@ def validate(kind: str, document: Document) -> list[Diagnostic]:
         return []
     # Where the two regex dialects differ (Python's `$` also matches before a final line
     # break), the reference validator may find nothing: the fast one's verdict still stands.
-    return explain(kind, document) or [
+    return located_errors(kind, document) or [
         document.error_at(
             BAD_FORM,
             tuple(problem.instance_path),
@@ -314,7 +314,7 @@ def validate(kind: str, document: Document) -> list[Diagnostic]:
     ]
 
 
-def explain(kind: str, document: Document) -> list[Diagnostic]:
+def located_errors(kind: str, document: Document) -> list[Diagnostic]:
     """The reference validator's errors, each turned into diagnostics at the right key or value."""
     found: list[Diagnostic] = []
     for problem in _reference_validator(kind).iter_errors(document.data):
@@ -439,23 +439,6 @@ def _is_vocabulary(validator: str, value: Any) -> bool:
     if validator == "enum":
         return True
     return all(isinstance(option, Mapping) and "const" in option for option in value)
-
-
-def suggest(word: str, choices: Sequence[str], what: str) -> str:
-    """`did you mean 'x'? allowed ...`: the closest choice, then all."""
-    close = closest(word, choices)
-    listed = ", ".join(choices)
-    if close is not None:
-        return f"did you mean '{close}'? allowed {what}: {listed}"
-    return f"allowed {what}: {listed}"
-
-
-def closest(word: str, choices: Sequence[str]) -> str | None:
-    """The choice `word` was probably meant as: one equal ignoring case, else the nearest
-    spelling; None when none is near."""
-    close = [c for c in choices if c.lower() == word.lower()]
-    close = close or difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    return close[0] if close else None
 
 
 def _type_hint(expected: str, node: Mapping[str, Any]) -> str | None:

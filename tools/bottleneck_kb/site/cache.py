@@ -10,7 +10,7 @@ user's cache folder, outside the checkout, unless the site's configuration names
 (inside the repository, never tracked, never through a link: `core.outputs.guard_output`);
 each file is signed with a key kept in the user's cache folder, never in a repository, and one
 whose signature does not hold is computed again; and what a page inserts as markup (the
-formulas' MathML) is kept as data and written out by `mathml.render`, escaped."""
+formulas' MathML) is kept as data and written out by `mathml.markup`, escaped."""
 
 from __future__ import annotations
 
@@ -216,11 +216,11 @@ def _fields(value: object) -> dict[str, Any]:
 
 def _from_json(data: dict[str, Any]) -> EntryView:
     """A view from its JSON; a ValueError (MathMLError) where its formulas are not MathML
-    that `mathml.render` writes."""
+    that `mathml.markup` writes."""
     sweep = data["sweep"]
     formulas = [data[name] for name in ("flops_mathml", "bytes_mathml", "intensity_mathml")]
     for tree in formulas:
-        mathml.render(tree)
+        mathml.markup(tree)
     return EntryView(
         data["entry_id"],
         data["dtype"],

@@ -210,13 +210,13 @@ class Dot:
 
 
 @dataclass(frozen=True)
-class Roof:
+class RoofLine:
     label: str
     peak: float
 
 
 def roofline_chart(
-    device: str, bandwidth: float, roofs: Sequence[Roof], dots: Sequence[Dot]
+    device: str, bandwidth: float, roofs: Sequence[RoofLine], dots: Sequence[Dot]
 ) -> str:
     """A device's roofline (one roof per dtype) with entries placed at their typical values;
     each dot links to its entry."""

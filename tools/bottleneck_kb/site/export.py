@@ -21,7 +21,7 @@ FORMAT = 1
 
 
 @cache
-def schema() -> dict[str, Any]:
+def export_schema() -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads(
         resources.files(__package__).joinpath("export.schema.json").read_text("utf-8")
     )

@@ -3,7 +3,7 @@ text, never as markup, and writes the markup itself when a page is made.
 
 The view cache stores what sympy printed; a page must not insert a stored string as HTML
 (a cache file is something a pull request could have committed). So sympy's output is read
-once into a tree of allowed MathML elements, that tree is what is stored, and `render`
+once into a tree of allowed MathML elements, that tree is what is stored, and `markup`
 writes it back with every text and attribute escaped: whatever a tree holds, the markup it
 gives is MathML and text.
 """
@@ -78,7 +78,7 @@ def tree(markup: str) -> list[Node | str]:
     return top
 
 
-def render(nodes: Any) -> str:
+def markup(nodes: Any) -> str:
     """The markup of `nodes` (as `tree` gives them, or as a cache file holds them): allowed
     elements and attributes only, every text and value escaped. A MathMLError for anything
     else."""

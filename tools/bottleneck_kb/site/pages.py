@@ -233,7 +233,7 @@ def _math(nodes: list[Any], label: str) -> str:
     return (
         f'<div class="kb-formula" tabindex="0" role="group" aria-label="{label} formula">'
         f'<span class="kb-formula-name">{label}</span>'
-        f'<math xmlns="{MATHML}" display="block">{mathml.render(nodes)}</math></div>'
+        f'<math xmlns="{MATHML}" display="block">{mathml.markup(nodes)}</math></div>'
     )
 
 
@@ -893,7 +893,7 @@ def _device_page(
     if dots:
         used = _dtypes(views[e.id].dtype for e, _ in placed)
         roofs = [
-            charts.Roof(
+            charts.RoofLine(
                 f"{t} peak {format_quantity(device.peak_flops[t].value, 'FLOP/s')}",
                 device.peak_flops[t].value,
             )
@@ -1038,7 +1038,7 @@ def _verdict(view: EntryView, device_id: str) -> str:
 
 
 def _schema_of(kind: str) -> dict[str, Any]:
-    return export.schema() if kind == export.KIND else schema(kind)
+    return export.export_schema() if kind == export.KIND else schema(kind)
 
 
 def _published_schema(kind: str, site_url: str) -> str:

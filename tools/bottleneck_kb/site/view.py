@@ -19,7 +19,7 @@ from ..core.errors import KBError
 from ..core.numbers import format_quantity, format_seconds, number
 from ..core.parallel import map_items
 from ..evaluation.crossovers import sweep
-from ..evaluation.entry import evaluate, select_devices
+from ..evaluation.entry import evaluate_parsed, select_devices
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.formulas import EvaluationError
 from ..evaluation.roofs import CAPACITY, COMPUTE, MEMORY, ROOFS, Roof
@@ -79,7 +79,7 @@ class Sweep:
 class EntryView:
     """What the pages show of one entry: its evaluation on the devices that have the figures
     it reads (as `kb eval --format json` gives it), the devices skipped and why, its formulas as
-    MathML (trees: `mathml.render` writes their markup) and the sweep its chart draws.
+    MathML (trees: `mathml.markup` writes their markup) and the sweep its chart draws.
     `error` says why there are no numbers, if so."""
 
     entry_id: str
@@ -109,7 +109,7 @@ def compute_view(
     dtype = entry.intensity.dtype
     try:
         evaluator = Evaluator.of(entry, parsed)
-        evaluation = evaluate(evaluator, {d.id: d for d in devices})
+        evaluation = evaluate_parsed(evaluator, {d.id: d for d in devices})
         formulas = evaluation.formulas
         flops_mathml = mathml.tree(to_mathml(to_sympy(formulas.flops)))
         bytes_mathml = mathml.tree(to_mathml(to_sympy(formulas.bytes)))
