@@ -605,7 +605,7 @@ def test_an_entry_kb_check_passes_that_its_page_cannot_evaluate_fails_a_strict_b
     def refuse(*args: object, **kwargs: object) -> None:
         raise EvaluationError("planted")
 
-    monkeypatch.setattr(model_view, "evaluate_entry", refuse)
+    monkeypatch.setattr(model_view, "evaluate_parsed", refuse)
     found = build_site(kb_root, Options()).diagnostics
 
     assert [(d.code, d.path, d.severity.value, d.message) for d in found] == [
