@@ -245,30 +245,30 @@ def test_every_roofs_time_and_every_derived_value_is_on_the_entry_page(
         if view.evaluation is None:
             continue
         page = parsed(built, f"entries/{entry.id}.md")
-        results = view.evaluation["results"]
-        roofs = list(dict.fromkeys(name for r in results for name in r["times"]))
+        results = view.evaluation.results
+        roofs = list(dict.fromkeys(name for r in results for name in r.times))
         roofs_shown |= set(roofs)
         assert _rows(page, "kb-evaluation") == [
             [
-                r["flops"],
-                r["bytes"],
-                r["intensity"],
-                r["ridge"],
-                *(r["times"][name] for name in roofs if name in r["times"]),
-                r["time"],
+                r.flops,
+                r.bytes,
+                r.intensity,
+                r.ridge,
+                *(r.times[name] for name in roofs if name in r.times),
+                r.time,
             ]
             for r in results
         ], entry.id
         if not entry.derived or not results:
             assert "derived-values" not in page.ids(), entry.id
             continue
-        same = [d.name for d in entry.derived if len({r["derived"][d.name] for r in results}) == 1]
+        same = [d.name for d in entry.derived if len({r.derived[d.name] for r in results}) == 1]
         varying = [d.name for d in entry.derived if d.name not in same]
         if same:
-            assert _rows(page, "kb-derived") == [[results[0]["derived"][n]] for n in same]
+            assert _rows(page, "kb-derived") == [[results[0].derived[n]] for n in same]
         if varying:
             assert _rows(page, "kb-derived-by-device") == [
-                [r["derived"][n] for n in varying] for r in results
+                [r.derived[n] for n in varying] for r in results
             ], entry.id
     assert roofs_shown > {"compute", "memory"}  # the repository has entries with more roofs
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -57,9 +57,14 @@ class CheckOutcome:
     detail: str
 
 
-@dataclass(frozen=True)
-class EntryEvaluation:
-    evaluator: Evaluator
+@dataclass(frozen=True, kw_only=True)
+class Evaluated:
+    """An entry's evaluation as data: what `kb eval --format json`, the site and the export
+    show, and what the site's cache keeps between builds (`report.evaluation` writes it as
+    plain data and reads it back)."""
+
+    entry_id: str
+    dtype: str
     #: The values of the symbols, typical with overrides applied.
     values: dict[str, float]
     results: list[Result]
@@ -68,6 +73,30 @@ class EntryEvaluation:
     intensity: Rendered | None = None
     workarounds: list[WorkaroundEffect] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
+
+    @property
+    def verdicts(self) -> dict[str, list[str]]:
+        """The devices by verdict: more than one key when the verdict differs between them."""
+        found: dict[str, list[str]] = {}
+        for result in self.results:
+            found.setdefault(result.verdict, []).append(result.device)
+        return found
+
+    def result(self, device_id: str) -> Result | None:
+        """The result on one device, or None when it was skipped."""
+        return next((r for r in self.results if r.device == device_id), None)
+
+    def plain(self) -> Evaluated:
+        """This evaluation as data alone (without what made it): what a cache can keep and
+        compare with what it kept."""
+        return Evaluated(**{f.name: getattr(self, f.name) for f in fields(Evaluated)})
+
+
+@dataclass(frozen=True, kw_only=True)
+class EntryEvaluation(Evaluated):
+    """An evaluation as it was made, with the Evaluator that made it."""
+
+    evaluator: Evaluator
     #: The symbols set (overrides) that change nothing: no formula reads them, or only a
     #: workaround's that sets its own value. The report says so.
     unread: dict[str, float] = field(default_factory=dict)
@@ -79,14 +108,6 @@ class EntryEvaluation:
     @property
     def formulas(self) -> Formulas:
         return self.evaluator.formulas
-
-    @property
-    def verdicts(self) -> dict[str, list[str]]:
-        """The devices by verdict: more than one key when the verdict differs between them."""
-        found: dict[str, list[str]] = {}
-        for result in self.results:
-            found.setdefault(result.verdict, []).append(result.device)
-        return found
 
     @property
     def assignment(self) -> str:
@@ -270,7 +291,17 @@ def evaluate_parsed(
     read = reader_symbols(evaluator)
     unread = {name: value for name, value in overrides.items() if name not in read}
     return EntryEvaluation(
-        evaluator, values, results, skipped, by_device, rendered, effects, outcomes, unread
+        entry_id=entry.id,
+        dtype=entry.intensity.dtype,
+        values=values,
+        results=results,
+        skipped=skipped,
+        crossovers=by_device,
+        intensity=rendered,
+        workarounds=effects,
+        checks=outcomes,
+        evaluator=evaluator,
+        unread=unread,
     )
 
 

@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.diagnostics import inert_json, one_line
 from ..core.numbers import exact_number, format_quantity, format_seconds, number, times
+from ..evaluation.crossovers import Crossover
+from ..evaluation.entry import CheckOutcome, Evaluated, Skipped, WorkaroundEffect
+from ..evaluation.result import Result
 from . import EVALUATION, reporter, table
 
 if TYPE_CHECKING:
     from ..evaluation.entry import EntryEvaluation
-    from ..evaluation.result import Result
 
 
 def result_data(result: Result) -> dict[str, Any]:
@@ -36,12 +38,12 @@ def result_data(result: Result) -> dict[str, Any]:
     }
 
 
-def evaluation_data(evaluation: EntryEvaluation) -> dict[str, Any]:
+def evaluation_data(evaluation: Evaluated) -> dict[str, Any]:
     """Plain data in base units (FLOP, B, FLOP/B, FLOP/s, B/s, s)."""
     rendered = evaluation.intensity
     return {
-        "id": evaluation.entry.id,
-        "dtype": evaluation.entry.intensity.dtype,
+        "id": evaluation.entry_id,
+        "dtype": evaluation.dtype,
         "values": evaluation.values,
         "intensity_formula": rendered.text if rendered else None,
         "intensity_latex": rendered.latex if rendered else None,
@@ -66,6 +68,8 @@ def evaluation_data(evaluation: EntryEvaluation) -> dict[str, Any]:
             {
                 "title": w.title,
                 "reported": w.reported,
+                # The values its modeled results were evaluated at: the workaround's settings.
+                "values": _settings(w, evaluation.values),
                 "modeled": {d: result_data(r) for d, r in w.modeled.items()},
                 "speedup": w.speedup,
                 "bytes_cut": w.bytes_cut,
@@ -84,6 +88,71 @@ def evaluation_data(evaluation: EntryEvaluation) -> dict[str, Any]:
             for c in evaluation.checks
         ],
     }
+
+
+def _settings(workaround: WorkaroundEffect, values: dict[str, float]) -> dict[str, float]:
+    # Every modeled result of a workaround is at the same values (its sets over the entry's).
+    return dict(next(iter(workaround.modeled.values())).values) if workaround.modeled else values
+
+
+def result_from_data(data: dict[str, Any], values: dict[str, float]) -> Result:
+    """The Result `result_data` wrote (the symbols' values are the evaluation's)."""
+    return Result(
+        data["device"],
+        values,
+        data["flops"],
+        data["bytes"],
+        data["peak_flops"],
+        data["memory_bandwidth"],
+        dict(data["times"]),
+        dict(data["quantities"]),
+        dict(data["derived"]),
+        data["memory_capacity"],
+        dict(data["basis"]),
+    )
+
+
+def evaluated_from_data(data: dict[str, Any]) -> Evaluated:
+    """The evaluation `evaluation_data` wrote: what the site's cache reads back (a KeyError
+    or a TypeError for data of another shape)."""
+    from ..maths.symbolic import Rendered  # sympy: only where a view is read back
+
+    values = dict(data["values"])
+    rendered = None
+    if data["intensity_formula"] is not None:
+        rendered = Rendered(
+            data["intensity_formula"], data["intensity_latex"], data["intensity_mathml"]
+        )
+    return Evaluated(
+        entry_id=data["id"],
+        dtype=data["dtype"],
+        values=values,
+        results=[result_from_data(r, values) for r in data["results"]],
+        skipped=[Skipped(s["device"], s["reason"]) for s in data["skipped"]],
+        crossovers={
+            device: [
+                Crossover(c["symbol"], c["at"], c["below"], c["above"], tuple(c["range"]))
+                for c in found
+            ]
+            for device, found in data["crossovers"].items()
+        },
+        intensity=rendered,
+        workarounds=[
+            WorkaroundEffect(
+                w["title"],
+                w["reported"],
+                {d: result_from_data(r, dict(w["values"])) for d, r in w["modeled"].items()},
+                dict(w["speedup"]),
+                dict(w["bytes_cut"]),
+                dict(w["beyond"]),
+            )
+            for w in data["workarounds"]
+        ],
+        checks=[
+            CheckOutcome(c["check"], c["claim"], c["device"], c["passed"], c["detail"])
+            for c in data["checks"]
+        ],
+    )
 
 
 _COLUMNS = [

@@ -22,7 +22,6 @@ import os
 import platform
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import fields, is_dataclass
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -32,11 +31,12 @@ from .. import __version__
 from ..core.files import written_beside
 from ..records.device import Device
 from ..records.entry import Entry
+from ..report.evaluation import evaluated_from_data, evaluation_data
 from . import mathml
 from .view import EntryView, Parsed, Sweep, compute_all
 
 #: Raised when the shape of a cached view changes, so old cache files are never misread.
-VIEW_FORMAT = 2
+VIEW_FORMAT = 3
 
 
 #: A cached view's file name: its key, a SHA-256 in hexadecimal.
@@ -153,7 +153,7 @@ class ViewCache:
         for index, view in zip(missing, computed, strict=True):
             views[index] = view
             if used:
-                self._store(keys[index], json.dumps(view, default=_fields))
+                self._store(keys[index], json.dumps(_to_json(view)))
         if used:
             self._prune({f"{key}.json" for key in keys})
         return {entry.id: view for entry, view in zip(entries, views, strict=True) if view}
@@ -206,12 +206,22 @@ class ViewCache:
                         stale.unlink()
 
 
-def _fields(value: object) -> dict[str, Any]:
-    """A dataclass's fields for json.dumps, which walks their values itself: asdict would
-    first deep-copy every view's evaluation, and took longer than writing it out."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: getattr(value, f.name) for f in fields(value)}
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+def _to_json(view: EntryView) -> dict[str, Any]:
+    """A view as plain data: its evaluation as `kb eval --format json` writes it."""
+    sweep = view.sweep
+    return {
+        "entry_id": view.entry_id,
+        "dtype": view.dtype,
+        "skipped": view.skipped,
+        "evaluation": None if view.evaluation is None else evaluation_data(view.evaluation),
+        "flops_mathml": view.flops_mathml,
+        "bytes_mathml": view.bytes_mathml,
+        "sweep": None
+        if sweep is None
+        else {"symbol": sweep.symbol, "log": sweep.log, "points": sweep.points},
+        "error": view.error,
+        "intensity_mathml": view.intensity_mathml,
+    }
 
 
 def _from_json(data: dict[str, Any]) -> EntryView:
@@ -225,7 +235,7 @@ def _from_json(data: dict[str, Any]) -> EntryView:
         data["entry_id"],
         data["dtype"],
         data["skipped"],
-        data["evaluation"],
+        None if data["evaluation"] is None else evaluated_from_data(data["evaluation"]),
         formulas[0],
         formulas[1],
         None

@@ -13,6 +13,7 @@ from typing import Any
 from .. import __version__
 from ..records.device import Device
 from ..records.entry import Entry, Symbol
+from ..report.evaluation import evaluation_data
 from .view import EntryView, ridge_points
 
 KIND = "export"
@@ -66,7 +67,7 @@ def _entry(entry: Entry, view: EntryView, linked_from: list[dict[str, str]]) -> 
         ],
         "skipped": view.skipped,
         "error": view.error,
-        "evaluation": view.evaluation,
+        "evaluation": None if view.evaluation is None else evaluation_data(view.evaluation),
     }
 
 

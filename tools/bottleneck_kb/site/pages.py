@@ -45,6 +45,8 @@ from .view import (
     COMPUTE,
     MEMORY,
     EntryView,
+    Evaluated,
+    Result,
     format_quantity,
     format_seconds,
     number,
@@ -333,17 +335,17 @@ def _entry_page(
 def _evaluation_sections(
     entry: Entry,
     view: EntryView,
-    evaluation: dict[str, Any],
+    evaluation: Evaluated,
     names: dict[str, str],
     here: str,
     links: Links,
 ) -> list[str]:
-    values = ", ".join(f"{k} = {number(v)}" for k, v in sorted(evaluation["values"].items()))
-    results = evaluation["results"]
+    values = ", ".join(f"{k} = {number(v)}" for k, v in sorted(evaluation.values.items()))
+    results = evaluation.results
     # Every roof an entry has gets its column (an all-reduce is bound by the link, a launch
     # by latency): the lower bound is the largest of the times shown beside it.
-    roofs = list(dict.fromkeys(name for r in results for name in r["times"]))
-    fits = any(r["memory_capacity"] is not None for r in results)
+    roofs = list(dict.fromkeys(name for r in results for name in r.times))
+    fits = any(r.capacity is not None for r in results)
     sections = [
         "## Evaluation on every device",
         f'<p class="kb-assignment">At the typical values ({text(values)}), dense '
@@ -364,23 +366,23 @@ def _evaluation_sections(
             (
                 [
                     _row_header(
-                        f'<a href="{links.href(here, device_page(r["device"]))}">'
-                        f"{text(names[r['device']])}</a>",
-                        f' data-device="{text(r["device"])}"',
+                        f'<a href="{links.href(here, device_page(r.device))}">'
+                        f"{text(names[r.device])}</a>",
+                        f' data-device="{text(r.device)}"',
                     ),
-                    _number_cell(r["flops"], format_quantity(r["flops"], "FLOP")),
-                    _number_cell(r["bytes"], format_quantity(r["bytes"], "B")),
-                    _number_cell(r["intensity"], format_quantity(r["intensity"], "FLOP/B")),
-                    _number_cell(r["ridge"], format_quantity(r["ridge"], "FLOP/B")),
-                    f'<td class="kb-verdict kb-{text(r["verdict"])}">{text(r["verdict"])}</td>',
+                    _number_cell(r.flops, format_quantity(r.flops, "FLOP")),
+                    _number_cell(r.bytes, format_quantity(r.bytes, "B")),
+                    _number_cell(r.intensity, format_quantity(r.intensity, "FLOP/B")),
+                    _number_cell(r.ridge, format_quantity(r.ridge, "FLOP/B")),
+                    f'<td class="kb-verdict kb-{text(r.verdict)}">{text(r.verdict)}</td>',
                     *(
-                        _number_cell(r["times"][name], format_seconds(r["times"][name]))
-                        if name in r["times"]
+                        _number_cell(r.times[name], format_seconds(r.times[name]))
+                        if name in r.times
                         else "-"
                         for name in roofs
                     ),
                     *([_fits_cell(r)] if fits else []),
-                    _number_cell(r["time"], format_seconds(r["time"])),
+                    _number_cell(r.time, format_seconds(r.time)),
                 ]
                 for r in results
             ),
@@ -398,21 +400,20 @@ def _evaluation_sections(
         symbol = entry.symbols[view.sweep.symbol]
         ridges = [
             charts.Ridge(
-                names[r["device"]],
-                r["ridge"],
+                names[r.device],
+                r.ridge,
                 next(
                     (
-                        c["at"]
-                        for c in evaluation["crossovers"].get(r["device"], [])
+                        c.at
+                        for c in evaluation.crossovers.get(r.device, [])
                         # Where the intensity crosses the ridge: memory on one side, compute
                         # on the other (the entry's other roofs may flip it elsewhere).
-                        if c["symbol"] == symbol.symbol
-                        and {c["below"], c["above"]} == {MEMORY, COMPUTE}
+                        if c.symbol == symbol.symbol and {c.below, c.above} == {MEMORY, COMPUTE}
                     ),
                     None,
                 ),
             )
-            for r in evaluation["results"]
+            for r in evaluation.results
         ]
         sections += [
             "## Intensity against the ridge points",
@@ -429,16 +430,16 @@ def _evaluation_sections(
     rows = [
         [
             text(names[device]),
-            f"<code>{text(c['symbol'])}</code>",
-            f"{text(number(c['range'][0]))} to {text(number(c['range'][1]))}",
+            f"<code>{text(c.symbol)}</code>",
+            f"{text(number(c.range[0]))} to {text(number(c.range[1]))}",
             (
-                f"{text(c['below'])} below, {text(c['above'])} from "
-                f"{text(c['symbol'])} = {text(number(c['at']))}"
-                if c["at"] is not None
-                else f"none in range ({text(c['below'])} throughout)"
+                f"{text(c.below)} below, {text(c.above)} from "
+                f"{text(c.symbol)} = {text(number(c.at))}"
+                if c.at is not None
+                else f"none in range ({text(c.below)} throughout)"
             ),
         ]
-        for device, found in evaluation["crossovers"].items()
+        for device, found in evaluation.crossovers.items()
         for c in found
     ]
     if rows:
@@ -451,19 +452,17 @@ def _evaluation_sections(
     return sections
 
 
-def _fits_cell(result: Mapping[str, Any]) -> str:
-    if result["memory_capacity"] is None:
+def _fits_cell(result: Result) -> str:
+    if result.capacity is None:
         return "-"
-    fits = result["fits"] is True
+    fits = result.fits is True
     return f'<td data-fits="{str(fits).lower()}">{"yes" if fits else "no"}</td>'
 
 
-def _derived_values(
-    entry: Entry, results: Sequence[Mapping[str, Any]], names: Mapping[str, str]
-) -> list[str]:
+def _derived_values(entry: Entry, results: Sequence[Result], names: Mapping[str, str]) -> list[str]:
     """The entry's derived values at the typical values: one figure where every device gives
     the same, else a column by device."""
-    same = [d for d in entry.derived if len({r["derived"][d.name] for r in results}) == 1]
+    same = [d for d in entry.derived if len({r.derived[d.name] for r in results}) == 1]
     varying = [d for d in entry.derived if d not in same]
     sections = [
         "## Derived values",
@@ -478,8 +477,8 @@ def _derived_values(
                     [
                         f"<code>{text(d.name)}</code>",
                         _number_cell(
-                            results[0]["derived"][d.name],
-                            format_quantity(results[0]["derived"][d.name], d.unit),
+                            results[0].derived[d.name],
+                            format_quantity(results[0].derived[d.name], d.unit),
                         ),
                         inline(d.description),
                     ]
@@ -496,13 +495,11 @@ def _derived_values(
                 ["device", *(f"<code>{text(d.name)}</code>" for d in varying)],
                 (
                     [
-                        _row_header(
-                            text(names[r["device"]]), f' data-device="{text(r["device"])}"'
-                        ),
+                        _row_header(text(names[r.device]), f' data-device="{text(r.device)}"'),
                         *(
                             _number_cell(
-                                r["derived"][d.name],
-                                format_quantity(r["derived"][d.name], d.unit),
+                                r.derived[d.name],
+                                format_quantity(r.derived[d.name], d.unit),
                             )
                             for d in varying
                         ),
@@ -566,9 +563,9 @@ def _range_cell(symbol: Symbol) -> str:
     return "; ".join(said)
 
 
-def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[str, str]) -> str:
+def _workarounds(entry: Entry, evaluation: Evaluated | None, names: dict[str, str]) -> str:
     # The evaluation lists the modeled workarounds, in the entry's order.
-    modeled = iter((evaluation or {}).get("workarounds", []))
+    modeled = iter(evaluation.workarounds if evaluation is not None else [])
     parts = []
     for workaround in entry.workarounds:
         effect = next(modeled, None) if workaround.model else None
@@ -587,26 +584,22 @@ def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[st
                             # A time the step cannot run at (it does not fit) is no speedup.
                             _number_cell(
                                 gain,
-                                "does not fit"
-                                if not effect["modeled"][device]["fits"]
-                                else times(gain),
+                                "does not fit" if not effect.modeled[device].fits else times(gain),
                             ),
+                            _number_cell(effect.bytes_cut[device], times(effect.bytes_cut[device])),
                             _number_cell(
-                                effect["bytes_cut"][device], times(effect["bytes_cut"][device])
+                                effect.modeled[device].time,
+                                format_seconds(effect.modeled[device].time),
                             ),
-                            _number_cell(
-                                effect["modeled"][device]["time"],
-                                format_seconds(effect["modeled"][device]["time"]),
-                            ),
-                            text(effect["modeled"][device]["verdict"]),
+                            text(effect.modeled[device].verdict),
                         ]
-                        for device, gain in effect["speedup"].items()
+                        for device, gain in effect.speedup.items()
                     ),
                 )
             )
             lines += [
                 f'<p class="kb-unmodeled">Not modeled on {text(names[device])}: {text(why)}.</p>'
-                for device, why in effect.get("beyond", {}).items()
+                for device, why in effect.beyond.items()
             ]
         else:
             lines.append('<p class="kb-unmodeled">Not modeled on the roofline.</p>')
@@ -618,29 +611,29 @@ def _workarounds(entry: Entry, evaluation: dict[str, Any] | None, names: dict[st
     return "".join(parts)
 
 
-def _checks(evaluation: dict[str, Any], names: dict[str, str]) -> str:
+def _checks(evaluation: Evaluated, names: dict[str, str]) -> str:
     """One row per check and device it names, numbered from 1 in the entry's order; the first
     row of a check carries its anchor, `check-N`, which the claims table links to."""
     anchored: set[int] = set()
     rows = []
-    for c in evaluation["checks"]:
-        number = c["check"] + 1
+    for c in evaluation.checks:
+        number = c.check + 1
         anchor = "" if number in anchored else f' id="check-{number}"'
         anchored.add(number)
         rows.append(
             [
                 _row_header(str(number), anchor),
-                inline(c["claim"]),
-                text(names.get(c["device"], c["device"])),
-                f'<td class="kb-check-{"pass" if c["passed"] else "fail"}">'
-                f"{'holds' if c['passed'] else 'fails'}</td>",
-                text(c["detail"]),
+                inline(c.claim),
+                text(names.get(c.device, c.device)),
+                f'<td class="kb-check-{"pass" if c.passed else "fail"}">'
+                f"{'holds' if c.passed else 'fails'}</td>",
+                text(c.detail),
             ]
         )
     return _table("Checks", ["check", "claim", "device", "verdict", "detail"], rows, "kb-checks")
 
 
-def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
+def _claims(entry: Entry, evaluation: Evaluated | None) -> str:
     """Card | source | the formulas' verdict: what the card says, what the cited source says,
     and where a check computes the claim, whether it holds on every device it names."""
     node = schema(ENTRY)["properties"]["claims"]["items"]["properties"]["verdict"]
@@ -649,7 +642,7 @@ def _claims(entry: Entry, evaluation: dict[str, Any] | None) -> str:
     for claim in entry.claims:
         verdict = text(verdicts.get(claim.verdict, claim.verdict.replace("_", " ")))
         if claim.check is not None and evaluation is not None:
-            outcomes = [c["passed"] for c in evaluation["checks"] if c["check"] == claim.check]
+            outcomes = [c.passed for c in evaluation.checks if c.check == claim.check]
             said = "not evaluated" if not outcomes else "holds" if all(outcomes) else "fails"
             number = claim.check + 1
             verdict += f'; <a href="#check-{number}">check {number}</a> {said}'
@@ -881,12 +874,10 @@ def _device_page(
     placed = [
         (e, r)
         for e in entries
-        if (r := views[e.id].result(device.id)) is not None and r["flops"] > 0 and r["time"] > 0
+        if (r := views[e.id].result(device.id)) is not None and r.flops > 0 and r.time > 0
     ]
     dots = [
-        charts.Dot(
-            e.title, links.href(here, entry_page(e.id)), r["intensity"], r["flops"] / r["time"]
-        )
+        charts.Dot(e.title, links.href(here, entry_page(e.id)), r.intensity, r.flops / r.time)
         for e, r in placed
     ]
     body.append("## Roofline with every entry")
@@ -916,9 +907,9 @@ def _device_page(
                 [
                     _entry_link(links.href(here, entry_page(e.id)), e),
                     text(views[e.id].dtype),
-                    _number_cell(r["intensity"], format_quantity(r["intensity"], "FLOP/B")),
-                    text(r["verdict"]),
-                    _number_cell(r["time"], format_seconds(r["time"])),
+                    _number_cell(r.intensity, format_quantity(r.intensity, "FLOP/B")),
+                    text(r.verdict),
+                    _number_cell(r.time, format_seconds(r.time)),
                 ]
                 for e, r in placed
             ),
@@ -1031,7 +1022,7 @@ def _verdict(view: EntryView, device_id: str) -> str:
     result = view.result(device_id)
     if result is None:
         return text(view.skipped.get(device_id, "not evaluated"))
-    return f"{text(result['verdict'])}, {text(format_seconds(result['time']))}"
+    return f"{text(result.verdict)}, {text(format_seconds(result.time))}"
 
 
 # --- schemas ------------------------------------------------------------------------------

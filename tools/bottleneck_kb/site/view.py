@@ -18,15 +18,22 @@ from ..core.diagnostics import Diagnostic
 from ..core.errors import KBError
 from ..core.numbers import format_quantity, format_seconds, number
 from ..core.parallel import map_items
-from ..evaluation.crossovers import sweep
-from ..evaluation.entry import evaluate_parsed, select_devices
+from ..evaluation.crossovers import Crossover, sweep
+from ..evaluation.entry import (
+    CheckOutcome,
+    Evaluated,
+    Skipped,
+    WorkaroundEffect,
+    evaluate_parsed,
+    select_devices,
+)
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.formulas import EvaluationError
+from ..evaluation.result import Result
 from ..evaluation.roofs import CAPACITY, COMPUTE, MEMORY, ROOFS, Roof
 from ..maths.formula import FormulaError
 from ..records.device import Device
 from ..records.entry import Entry
-from ..report.evaluation import evaluation_data
 from . import mathml
 
 __all__ = [
@@ -34,11 +41,17 @@ __all__ = [
     "COMPUTE",
     "MEMORY",
     "ROOFS",
+    "CheckOutcome",
+    "Crossover",
     "EntryView",
+    "Evaluated",
     "Evaluator",
     "Parsed",
+    "Result",
     "Roof",
+    "Skipped",
     "Sweep",
+    "WorkaroundEffect",
     "evaluated_on",
     "format_quantity",
     "format_seconds",
@@ -85,18 +98,16 @@ class EntryView:
     entry_id: str
     dtype: str
     skipped: dict[str, str] = field(default_factory=dict)
-    evaluation: dict[str, Any] | None = None
+    evaluation: Evaluated | None = None
     flops_mathml: list[Any] = field(default_factory=list)
     bytes_mathml: list[Any] = field(default_factory=list)
     sweep: Sweep | None = None
     error: str | None = None
     intensity_mathml: list[Any] = field(default_factory=list)
 
-    def result(self, device_id: str) -> dict[str, Any] | None:
-        """The evaluation's row for one device, or None when it was skipped."""
-        if self.evaluation is None:
-            return None
-        return next((r for r in self.evaluation["results"] if r["device"] == device_id), None)
+    def result(self, device_id: str) -> Result | None:
+        """The evaluation's result on one device, or None when it was skipped."""
+        return None if self.evaluation is None else self.evaluation.result(device_id)
 
 
 def compute_view(
@@ -131,7 +142,7 @@ def compute_view(
         entry.id,
         dtype,
         skipped,
-        evaluation_data(evaluation),
+        evaluation.plain(),
         flops_mathml,
         bytes_mathml,
         # The chart follows the symbol that moves the intensity most.
