@@ -31,7 +31,8 @@ from statistics import median
 
 import yaml
 
-from bottleneck_kb.site.pages import STYLESHEET, Options, build_site
+from bottleneck_kb.site.pages.build import build_site
+from bottleneck_kb.site.pages.html import STYLESHEET, Options
 
 sys.path.insert(0, str(Path(__file__).parent))
 from synthetic import make_knowledge_base

@@ -36,7 +36,8 @@ from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import charts, export
 from bottleneck_kb.site import view as model_view
 from bottleneck_kb.site.cache import ViewCache, default_folder
-from bottleneck_kb.site.pages import Options, build_site
+from bottleneck_kb.site.pages.build import build_site
+from bottleneck_kb.site.pages.html import Options
 from bottleneck_kb.site.prose import plain
 from bottleneck_kb.site.view import compute_view
 
@@ -1216,7 +1217,8 @@ def test_a_count_a_hardware_parameter_names_is_written_as_a_count(
     """A scale-up domain of 8 read "8.0" in an entry's hardware parameters."""
     from dataclasses import replace
 
-    from bottleneck_kb.site.pages import Links, _hardware_parameters
+    from bottleneck_kb.site.pages.entry_pages import _hardware_parameters
+    from bottleneck_kb.site.pages.html import Links
 
     entry = knowledge_base.entry("collective/tensor-parallel-all-reduce")
     assert entry is not None

@@ -25,7 +25,8 @@ from ..core.diagnostics import Severity, located_line
 from ..core.outputs import OutputRefused, guard_output
 from ..knowledge.files import ENTRIES, HARDWARE
 from .cache import default_folder
-from .pages import STYLESHEET, Options, build_site
+from .pages.build import build_site
+from .pages.html import STYLESHEET, Options
 
 _LOG = get_plugin_logger(__name__)
 

@@ -1,0 +1,110 @@
+"""A knowledge base as the site's pages and assets: the library call that makes every generated
+file (`build_site`), which the MkDocs plugin only hands to MkDocs.
+
+Pages are built from the typed records and from `view` (the evaluation), never from the YAML."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...checking.run import check_read, checked_catalog
+from ...core.codes import INTERNAL
+from ...core.diagnostics import Diagnostic, Severity, error
+from ...knowledge.addresses import (
+    COMPARE,
+    DEVICES,
+    ENTRIES_BY_BOUND,
+    ENTRIES_BY_CLASS,
+    SCHEMA_REFERENCE,
+    device_page,
+    entry_page,
+)
+from ...knowledge.base import KnowledgeBase
+from ...schemas import published
+from .. import export
+from ..cache import ViewCache
+from ..explorer import compare_body, explorer_assets
+from ..view import (
+    parse_all,
+)
+from .device_pages import render_device, render_device_index
+from .entry_pages import render_entry, render_redirect
+from .html import EXPORT, STYLESHEET, Links, Options, markdown_page
+from .indexes import render_entry_index
+from .reference_pages import (
+    PUBLISHED_SCHEMAS,
+    publish_schema,
+    render_rule_pages,
+    render_schema_reference,
+)
+
+
+@dataclass
+class Site:
+    """Generated files by path below the docs folder: Markdown pages and other assets."""
+
+    pages: dict[str, str] = field(default_factory=dict)
+    assets: dict[str, str] = field(default_factory=dict)
+    #: What `kb check` finds in the knowledge base the pages were made from.
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def build_site(root: Path, options: Options) -> Site:
+    """Every generated page and asset of the knowledge base at `root`."""
+    kb = KnowledgeBase.load(root)
+    # The devices kb check judges entries on: not one whose file fails its own rules.
+    checked = checked_catalog(kb.catalog, published(root))
+    catalog = checked[0]
+    devices = sorted(catalog.devices.values(), key=lambda d: d.id)
+    entries = sorted(kb.entries, key=lambda e: e.id)
+    # Each entry's formulas parsed once, for its checks, its view and its explorer.
+    parsed = parse_all(entries)
+    views = ViewCache(options.cache).views(entries, devices, parsed)
+    links = Links(options.directory_urls)
+    # A page made from an entry kb check fails would show a wrong claim, or be missing.
+    site = Site(diagnostics=check_read(kb, checked, parsed).diagnostics)
+    failing = {d.path for d in site.diagnostics if d.severity is Severity.ERROR}
+    site.diagnostics += [
+        error(
+            INTERNAL,
+            entry.path,
+            1,
+            1,
+            f"kb check passes this entry, but its page could not evaluate it: {view.error}",
+            "this is a bug in kb; please report it with the file",
+        )
+        for entry in entries
+        if (view := views[entry.id]).error is not None and entry.path not in failing
+    ]
+    entries_by_id = {e.id: e for e in entries}
+    linking = export.related_from(entries)
+    for entry in entries:
+        explorable = parsed[entry.path][0] is not None
+        site.pages[entry_page(entry.id)] = render_entry(
+            entry, views[entry.id], devices, links, options, entries_by_id, linking, explorable
+        )
+        for alias in entry.aliases:
+            if alias not in views:
+                path, html = render_redirect(alias, entry.id, links)
+                site.assets[path] = html
+    site.assets.update(explorer_assets(entries, devices, parsed))
+    site.pages[COMPARE] = markdown_page(
+        "Compare entries",
+        [compare_body(entries, lambda path: links.asset(COMPARE, path), parsed)],
+    )
+    for device in devices:
+        site.pages[device_page(device.id)] = render_device(device, entries, views, links)
+    site.pages[ENTRIES_BY_CLASS] = render_entry_index(entries, views, devices, links, "class")
+    site.pages[ENTRIES_BY_BOUND] = render_entry_index(entries, views, devices, links, "bound_by")
+    site.pages[DEVICES] = render_device_index(devices, links)
+    site.pages[SCHEMA_REFERENCE] = render_schema_reference(links)
+    site.pages.update(render_rule_pages(links))
+    for kind, _ in PUBLISHED_SCHEMAS:
+        site.assets[f"schema/{kind}.schema.json"] = publish_schema(kind, options.site_url)
+    site.assets[EXPORT] = json.dumps(
+        export.knowledge_base(entries, devices, views), separators=(",", ":")
+    )
+    site.assets[STYLESHEET] = (Path(__file__).parent / "bottleneck-kb.css").read_text("utf-8")
+    return site

@@ -1,0 +1,507 @@
+"""An entry's page: its evaluation on every device, derived values, hardware parameters,
+workarounds, checks, claims, related entries and references; and the redirect an alias leaves
+behind."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ...core.numbers import times
+from ...knowledge.addresses import (
+    ENTRIES_BY_BOUND,
+    ENTRIES_BY_CLASS,
+    device_page,
+    entry_page,
+)
+from ...records.device import Device
+from ...records.entry import Entry, Symbol
+from ...schemas import ENTRY, documented, schema
+from .. import charts
+from ..explorer import explorer_block
+from ..formula_js import js_literal
+from ..prose import block, inline, plain, text
+from ..view import (
+    COMPUTE,
+    MEMORY,
+    EntryView,
+    Evaluated,
+    Result,
+    format_quantity,
+    format_seconds,
+    number,
+)
+from .html import (
+    Links,
+    Options,
+    figure_unit,
+    markdown_page,
+    math,
+    number_cell,
+    row_header,
+    schema_titles,
+    table,
+)
+
+
+def render_entry(
+    entry: Entry,
+    view: EntryView,
+    devices: Sequence[Device],
+    links: Links,
+    options: Options,
+    entries_by_id: Mapping[str, Entry],
+    linking: Mapping[str, Sequence[tuple[Entry, str]]],
+    explorable: bool,
+) -> str:
+    here = entry_page(entry.id)
+    names = {d.id: d.name for d in devices}
+    classes, bounds = schema_titles(ENTRY, "class"), schema_titles(ENTRY, "bound_by")
+    body = [
+        f'<h1 id="kb-title">{inline(entry.title)}</h1>',
+        '<p class="kb-tags">'
+        f'<a class="kb-tag" href="{links.href(here, ENTRIES_BY_CLASS, entry.cls)}">'
+        f"class: {text(classes.get(entry.cls, entry.cls))}</a> "
+        f'<a class="kb-tag kb-bound" href="{links.href(here, ENTRIES_BY_BOUND, entry.bound_by)}">'
+        f"bound by: {text(bounds.get(entry.bound_by, entry.bound_by))}</a></p>",
+        f'<div class="kb-prose kb-summary">{block(entry.intensity.summary)}</div>',
+        "## Formulas",
+    ]
+    evaluation = view.evaluation
+    if view.error is not None or evaluation is None:
+        body.append(f'<p class="kb-error">Not evaluated: {text(view.error or "")}</p>')
+    else:
+        body.append(
+            '<div class="kb-formulas">'
+            + math(view.flops_mathml, "FLOPs")
+            + math(view.bytes_mathml, "bytes")
+            + math(view.intensity_mathml, "intensity (FLOP/B)")
+            + "</div>"
+        )
+        body += _evaluation_sections(entry, view, evaluation, names, here, links)
+        body.append(explorer_block(entry, lambda path: links.asset(here, path), explorable))
+    body += [
+        "## Scales with",
+        table(
+            "Scales with",
+            ["symbol", "name", "description", "unit", "typical", "range"],
+            (
+                [
+                    f"<code>{text(s.symbol)}</code>",
+                    text(s.name),
+                    inline(s.description),
+                    text(s.unit or ""),
+                    text(number(s.typical)) if s.typical is not None else "",
+                    _range_cell(s),
+                ]
+                for s in entry.scales_with
+            ),
+        ),
+    ]
+    if entry.hardware_parameters:
+        body += ["## Hardware parameters", _hardware_parameters(entry, devices, here, links)]
+    if entry.workarounds:
+        body += ["## Workarounds", _workarounds(entry, evaluation, names)]
+    if entry.checks and evaluation is not None:
+        body += ["## Checks", _checks(evaluation, names)]
+    if entry.claims:
+        body += ["## The card's claims beside their sources", _claims(entry, evaluation)]
+    related = _related(entry, entries_by_id, linking.get(entry.id, ()), here, links)
+    if related:
+        body += ["## Related entries", related]
+    if entry.references:
+        body += ["## References", _references(entry.references)]
+    if entry.notes:
+        body += ["## Notes", f'<div class="kb-prose kb-notes">{block(entry.notes)}</div>']
+    if options.edit_url:
+        body.append(
+            f'<p class="kb-edit"><a href="{text(options.edit_url + entry.path)}">'
+            f"Edit this entry's YAML source</a> ({text(entry.path)})</p>"
+        )
+    return markdown_page(plain(entry.title), body)  # the browser's tab shows text, not Markdown
+
+
+def _evaluation_sections(
+    entry: Entry,
+    view: EntryView,
+    evaluation: Evaluated,
+    names: dict[str, str],
+    here: str,
+    links: Links,
+) -> list[str]:
+    values = ", ".join(f"{k} = {number(v)}" for k, v in sorted(evaluation.values.items()))
+    results = evaluation.results
+    # Every roof an entry has gets its column (an all-reduce is bound by the link, a launch
+    # by latency): the lower bound is the largest of the times shown beside it.
+    roofs = list(dict.fromkeys(name for r in results for name in r.times))
+    fits = any(r.capacity is not None for r in results)
+    sections = [
+        "## Evaluation on every device",
+        f'<p class="kb-assignment">At the typical values ({text(values)}), dense '
+        f"{text(view.dtype)} peak:</p>",
+        table(
+            "Evaluation on every device",
+            [
+                "device",
+                "FLOPs",
+                "bytes",
+                "intensity",
+                "ridge",
+                "bound by",
+                *(f"{text(name)} time" for name in roofs),
+                *(["fits in memory"] if fits else []),
+                "lower bound",
+            ],
+            (
+                [
+                    row_header(
+                        f'<a href="{links.href(here, device_page(r.device))}">'
+                        f"{text(names[r.device])}</a>",
+                        f' data-device="{text(r.device)}"',
+                    ),
+                    number_cell(r.flops, format_quantity(r.flops, "FLOP")),
+                    number_cell(r.bytes, format_quantity(r.bytes, "B")),
+                    number_cell(r.intensity, format_quantity(r.intensity, "FLOP/B")),
+                    number_cell(r.ridge, format_quantity(r.ridge, "FLOP/B")),
+                    f'<td class="kb-verdict kb-{text(r.verdict)}">{text(r.verdict)}</td>',
+                    *(
+                        number_cell(r.times[name], format_seconds(r.times[name]))
+                        if name in r.times
+                        else "-"
+                        for name in roofs
+                    ),
+                    *([_fits_cell(r)] if fits else []),
+                    number_cell(r.time, format_seconds(r.time)),
+                ]
+                for r in results
+            ),
+            "kb-evaluation",
+        ),
+    ]
+    if entry.derived and results:
+        sections += _derived_values(entry, results, names)
+    if view.skipped:
+        skipped = "; ".join(
+            f"{text(names.get(d, d))}: {text(why)}" for d, why in view.skipped.items()
+        )
+        sections.append(f'<p class="kb-skipped">Skipped: {skipped}.</p>')
+    if view.sweep is not None:
+        symbol = entry.symbols[view.sweep.symbol]
+        ridges = [
+            charts.Ridge(
+                names[r.device],
+                r.ridge,
+                next(
+                    (
+                        c.at
+                        for c in evaluation.crossovers.get(r.device, [])
+                        # Where the intensity crosses the ridge: memory on one side, compute
+                        # on the other (the entry's other roofs may flip it elsewhere).
+                        if c.symbol == symbol.symbol and {c.below, c.above} == {MEMORY, COMPUTE}
+                    ),
+                    None,
+                ),
+            )
+            for r in evaluation.results
+        ]
+        sections += [
+            "## Intensity against the ridge points",
+            '<figure class="kb-figure">'
+            + charts.intensity_chart(
+                symbol.symbol, symbol.unit, view.sweep.log, view.sweep.points, ridges
+            )
+            + f"<figcaption>Arithmetic intensity as {text(symbol.symbol)} sweeps its range, the "
+            "other symbols at their typical values; a horizontal line per device at its ridge "
+            f"point (past {charts.MAX_LABELLED} devices, the lowest and highest are labelled "
+            "and every line names its device on hover; the table above gives each ridge "
+            "point); a mark where the verdict flips.</figcaption></figure>",
+        ]
+    rows = [
+        [
+            text(names[device]),
+            f"<code>{text(c.symbol)}</code>",
+            f"{text(number(c.range[0]))} to {text(number(c.range[1]))}",
+            (
+                f"{text(c.below)} below, {text(c.above)} from "
+                f"{text(c.symbol)} = {text(number(c.at))}"
+                if c.at is not None
+                else f"none in range ({text(c.below)} throughout)"
+            ),
+        ]
+        for device, found in evaluation.crossovers.items()
+        for c in found
+    ]
+    if rows:
+        sections += [
+            "## Crossovers",
+            "<p>Where the verdict flips as one symbol sweeps its range, the others at their "
+            "typical values.</p>",
+            table("Crossovers", ["device", "symbol", "range", "verdict"], rows, "kb-crossovers"),
+        ]
+    return sections
+
+
+def _fits_cell(result: Result) -> str:
+    if result.capacity is None:
+        return "-"
+    fits = result.fits is True
+    return f'<td data-fits="{str(fits).lower()}">{"yes" if fits else "no"}</td>'
+
+
+def _derived_values(entry: Entry, results: Sequence[Result], names: Mapping[str, str]) -> list[str]:
+    """The entry's derived values at the typical values: one figure where every device gives
+    the same, else a column by device."""
+    same = [d for d in entry.derived if len({r.derived[d.name] for r in results}) == 1]
+    varying = [d for d in entry.derived if d not in same]
+    sections = [
+        "## Derived values",
+        "<p>At the same typical values, on the same datasheet figures.</p>",
+    ]
+    if same:
+        sections.append(
+            table(
+                "Derived values",
+                ["name", "value", "what it is"],
+                (
+                    [
+                        f"<code>{text(d.name)}</code>",
+                        number_cell(
+                            results[0].derived[d.name],
+                            format_quantity(results[0].derived[d.name], d.unit),
+                        ),
+                        inline(d.description),
+                    ]
+                    for d in same
+                ),
+                "kb-derived",
+            )
+        )
+    if varying:
+        sections += [
+            "<p>By device:</p>",
+            table(
+                "Derived values by device",
+                ["device", *(f"<code>{text(d.name)}</code>" for d in varying)],
+                (
+                    [
+                        row_header(text(names[r.device]), f' data-device="{text(r.device)}"'),
+                        *(
+                            number_cell(
+                                r.derived[d.name],
+                                format_quantity(r.derived[d.name], d.unit),
+                            )
+                            for d in varying
+                        ),
+                    ]
+                    for r in results
+                ),
+                "kb-derived-by-device",
+            ),
+            '<dl class="kb-derived-meaning">'
+            + "".join(
+                f"<dt><code>{text(d.name)}</code></dt><dd>{inline(d.description)}</dd>"
+                for d in varying
+            )
+            + "</dl>",
+        ]
+    return sections
+
+
+def _hardware_parameters(entry: Entry, devices: Sequence[Device], here: str, links: Links) -> str:
+    by_id = {d.id: d for d in devices}
+    rows = []
+    for parameter in entry.hardware_parameters:
+        values = []
+        for device_id in parameter.values_for:
+            device = by_id.get(device_id)
+            measure = device.parameter(parameter.parameter) if device else None
+            if device is None or measure is None:
+                values.append(f"{text(device_id)}: not in the catalog")
+                continue
+            unit = figure_unit(parameter.parameter)
+            # A count (a scale-up domain of 8) is written as a count, not as 8.0.
+            shown = format_quantity(measure.value, unit) if unit else number(measure.value)
+            values.append(
+                f'<a href="{links.href(here, device_page(device.id))}">{text(device.name)}</a>: '
+                f"{text(shown)}"
+            )
+        rows.append(
+            [
+                f"<code>{text(parameter.parameter)}</code>",
+                inline(parameter.effect),
+                "<br>".join(values),
+                inline(parameter.magnitude or ""),
+                text(parameter.basis),
+            ]
+        )
+    return table(
+        "Hardware parameters",
+        ["parameter", "effect", "catalog values", "magnitude (entry)", "basis"],
+        rows,
+    )
+
+
+def _range_cell(symbol: Symbol) -> str:
+    """A symbol's range, and the device figure it cannot exceed (`at_most`), if any."""
+    said = []
+    if symbol.range:
+        lo, hi = symbol.range
+        said.append(f"{text(number(lo))} to {text(number(hi))}")
+    if symbol.at_most:
+        said.append(f"at most the device's <code>{text(symbol.at_most)}</code>")
+    return "; ".join(said)
+
+
+def _workarounds(entry: Entry, evaluation: Evaluated | None, names: dict[str, str]) -> str:
+    # The evaluation lists the modeled workarounds, in the entry's order.
+    modeled = iter(evaluation.workarounds if evaluation is not None else [])
+    parts = []
+    for workaround in entry.workarounds:
+        effect = next(modeled, None) if workaround.model else None
+        lines = [
+            f'<div class="kb-workaround"><h3>{inline(workaround.title)}</h3>',
+            f'<div class="kb-prose">{block(workaround.description)}</div>',
+        ]
+        if effect is not None:
+            lines.append(
+                table(
+                    plain(workaround.title),
+                    ["device", "modeled speedup", "bytes cut", "modeled lower bound", "bound by"],
+                    (
+                        [
+                            text(names[device]),
+                            # A time the step cannot run at (it does not fit) is no speedup.
+                            number_cell(
+                                gain,
+                                "does not fit" if not effect.modeled[device].fits else times(gain),
+                            ),
+                            number_cell(effect.bytes_cut[device], times(effect.bytes_cut[device])),
+                            number_cell(
+                                effect.modeled[device].time,
+                                format_seconds(effect.modeled[device].time),
+                            ),
+                            text(effect.modeled[device].verdict),
+                        ]
+                        for device, gain in effect.speedup.items()
+                    ),
+                )
+            )
+            lines += [
+                f'<p class="kb-unmodeled">Not modeled on {text(names[device])}: {text(why)}.</p>'
+                for device, why in effect.beyond.items()
+            ]
+        else:
+            lines.append('<p class="kb-unmodeled">Not modeled on the roofline.</p>')
+        if workaround.reported:
+            lines.append(f'<p class="kb-reported">Reported: {inline(workaround.reported)}</p>')
+        if workaround.references:
+            lines.append(_references(workaround.references))
+        parts.append("".join(lines) + "</div>")
+    return "".join(parts)
+
+
+def _checks(evaluation: Evaluated, names: dict[str, str]) -> str:
+    """One row per check and device it names, numbered from 1 in the entry's order; the first
+    row of a check carries its anchor, `check-N`, which the claims table links to."""
+    anchored: set[int] = set()
+    rows = []
+    for c in evaluation.checks:
+        number = c.check + 1
+        anchor = "" if number in anchored else f' id="check-{number}"'
+        anchored.add(number)
+        rows.append(
+            [
+                row_header(str(number), anchor),
+                inline(c.claim),
+                text(names.get(c.device, c.device)),
+                f'<td class="kb-check-{"pass" if c.passed else "fail"}">'
+                f"{'holds' if c.passed else 'fails'}</td>",
+                text(c.detail),
+            ]
+        )
+    return table("Checks", ["check", "claim", "device", "verdict", "detail"], rows, "kb-checks")
+
+
+def _claims(entry: Entry, evaluation: Evaluated | None) -> str:
+    """Card | source | the formulas' verdict: what the card says, what the cited source says,
+    and where a check computes the claim, whether it holds on every device it names."""
+    node = schema(ENTRY)["properties"]["claims"]["items"]["properties"]["verdict"]
+    verdicts = {value: title for value, (title, _) in documented(node).items()}
+    rows = []
+    for claim in entry.claims:
+        verdict = text(verdicts.get(claim.verdict, claim.verdict.replace("_", " ")))
+        if claim.check is not None and evaluation is not None:
+            outcomes = [c.passed for c in evaluation.checks if c.check == claim.check]
+            said = "not evaluated" if not outcomes else "holds" if all(outcomes) else "fails"
+            number = claim.check + 1
+            verdict += f'; <a href="#check-{number}">check {number}</a> {said}'
+        source = inline(claim.source) if claim.source else ""
+        if claim.reference:
+            source += f' <span class="kb-reference">({text(claim.reference)})</span>'
+        rows.append([inline(claim.card), source, verdict])
+    return table(
+        "The card's claims beside their sources",
+        ["the card says", "the cited source says", "the formulas' verdict"],
+        rows,
+        "kb-claims",
+    )
+
+
+def _related(
+    entry: Entry,
+    entries_by_id: Mapping[str, Entry],
+    linked_from: Iterable[tuple[Entry, str]],
+    here: str,
+    links: Links,
+) -> str:
+    """The entries this one links to, and those that link to it (`linked_from`), with how."""
+    rows = [
+        [
+            f'<a href="{text(links.href(here, entry_page(r.id)))}">{text(r.id)}</a>',
+            text(r.relation.replace("_", " ")),
+        ]
+        for r in entry.related
+        if r.id in entries_by_id
+    ]
+    rows += [
+        [
+            f'<a href="{text(links.href(here, entry_page(other.id)))}">{text(other.id)}</a>',
+            f"{text(how.replace('_', ' '))} this entry",
+        ]
+        for other, how in linked_from
+        if not any(mine.id == other.id for mine in entry.related)
+    ]
+    return table("Related entries", ["entry", "relation"], rows, "kb-related") if rows else ""
+
+
+def _references(references: Iterable[Any]) -> str:
+    items = "".join(
+        f'<li><a href="{text(r.link)}" rel="nofollow noopener">'
+        f"{inline(r.title, keep_links=False)}</a>"
+        + (f" (arXiv:{text(r.arxiv)})" if r.arxiv else "")
+        + "</li>"
+        for r in references
+    )
+    return f'<ul class="kb-references">{items}</ul>'
+
+
+def entry_link(href: str, entry: Entry) -> str:
+    """A link to an entry's page, by its title (whose own links are kept as text)."""
+    return f'<a href="{href}">{inline(entry.title, keep_links=False)}</a>'
+
+
+def render_redirect(alias: str, entry_id: str, links: Links) -> tuple[str, str]:
+    """A page at a former id that sends the reader to the entry's page."""
+    old = entry_page(alias)
+    path = links.url(old) + "index.html" if links.directory_urls else links.url(old)
+    href = links.href(old, entry_page(entry_id))
+    target = text(href)
+    # The fragment holds an explorer's state (a shared link): the script carries it over,
+    # which a refresh cannot; the refresh is for readers without scripts.
+    return path, (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<script>location.replace({js_literal(href)} + location.hash)</script>"
+        f'<meta http-equiv="refresh" content="0; url={target}">'
+        f'<link rel="canonical" href="{target}"><title>Moved</title></head>'
+        f'<body><p>This entry is now <a href="{target}">{text(entry_id)}</a>.</p></body></html>\n'
+    )

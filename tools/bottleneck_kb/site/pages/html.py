@@ -1,0 +1,150 @@
+"""The pieces every generated page is made of: links between pages, the page frame, tables
+and cells, math; and how the site is published (Options).
+
+Pages are Markdown with raw HTML blocks that MkDocs passes through as they are. Everything a
+contributor wrote reaches a page through `prose` (Markdown made safe) or `prose.text`
+(escaped); the markup around it is these helpers' own. Links between generated pages are
+computed here, relative, for MkDocs's directory URLs or plain `.html` URLs alike."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...records.fields import dtype_traits, parameter_dimension
+from ...schemas import documented, schema
+from .. import mathml
+from ..prose import text
+
+STYLESHEET = "assets/bottleneck-kb.css"
+EXPORT = "export/knowledge-base.json"
+MATHML = "http://www.w3.org/1998/Math/MathML"
+
+
+class Links:
+    """Relative URLs between pages, as MkDocs will serve them."""
+
+    def __init__(self, directory_urls: bool) -> None:
+        self.directory_urls = directory_urls
+
+    def url(self, page: str) -> str:
+        stem = page.removesuffix(".md")
+        if not self.directory_urls:
+            return f"{stem}.html"
+        if stem == "index" or stem.endswith("/index"):
+            return stem.removesuffix("index")
+        return f"{stem}/"
+
+    def href(self, source: str, target: str, anchor: str = "") -> str:
+        """From page `source` to page `target` (and an anchor in it)."""
+        return self.asset(source, self.url(target)) + (f"#{anchor}" if anchor else "")
+
+    def asset(self, source: str, path: str) -> str:
+        """From page `source` to the file or URL `path` below the site's root."""
+        url = self.url(source)
+        base = url.rstrip("/") if self.directory_urls else posixpath.dirname(url)
+        relative = posixpath.relpath(path or ".", base or ".")
+        return relative + "/" if path.endswith("/") or not path else relative
+
+
+def markdown_page(title: str, body: Iterable[str]) -> str:
+    """A page: front matter with its title, then its blocks separated by blank lines.
+
+    MkDocs themes print the title as HTML, and Material's `<title>` strips tags then
+    unescapes; so the title is escaped, and `</` (the only thing that can close `<title>`
+    early) is broken up first.
+    """
+    safe = text(" ".join(title.replace("</", "< /").split()))
+    return f"---\ntitle: {yaml_string(safe)}\n---\n\n" + "\n\n".join(body) + "\n"
+
+
+def yaml_string(value: str) -> str:
+    """`value` as a YAML double-quoted scalar in printable ASCII. JSON's escapes are not YAML's
+    past U+FFFF: a surrogate pair (`\\ud83d\\ude80`) is no character to YAML, and MkDocs,
+    failing to read the front matter, would show it as the page's first lines."""
+    escaped = []
+    for character in value:
+        code = ord(character)
+        if character in '"\\':
+            escaped.append(f"\\{character}")
+        elif 0x20 <= code < 0x7F:
+            escaped.append(character)
+        else:
+            escaped.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+    return f'"{"".join(escaped)}"'
+
+
+def table(name: str, header: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") -> str:
+    """An HTML table named `name` (plain text: the heading above it), for a reader moving from
+    table to table; cells are HTML already (escaped by the caller). Each row's first cell
+    names the row, and is its header: a screen reader says it as the reader moves along."""
+    head = "".join(f'<th scope="col">{h}</th>' for h in header)
+    body = "".join(
+        "<tr>" + row_header(row[0]) + "".join(cell(c) for c in row[1:]) + "</tr>" for row in rows
+    )
+    # Named by its own label: named by the heading's id, it would be read with the heading's
+    # permalink, "Checks ¶".
+    table = (
+        f'<table aria-label="{text(name)}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
+    # The theme styles tables without a class; the class goes on a wrapper.
+    return f'<div class="{css}">{table}</div>' if css else table
+
+
+def cell(content: str) -> str:
+    return content if content.startswith("<td") else f"<td>{content}</td>"
+
+
+def row_header(content: str, attributes: str = "") -> str:
+    """A row's first cell, its name; `attributes` (HTML, escaped) go on the cell."""
+    return content if content.startswith("<th") else f'<th scope="row"{attributes}>{content}</th>'
+
+
+def number_cell(value: float, shown: str) -> str:
+    """A number as shown, with its exact value for tools (and tests) in `data-value`."""
+    return f'<td class="kb-number" data-value="{text(repr(value))}">{text(shown)}</td>'
+
+
+def math(nodes: list[Any], label: str) -> str:
+    """A formula's MathML, written from its tree (never inserted as stored markup)."""
+    # Focusable and named: a formula wider than a phone scrolls in its row, by keyboard too.
+    return (
+        f'<div class="kb-formula" tabindex="0" role="group" aria-label="{label} formula">'
+        f'<span class="kb-formula-name">{label}</span>'
+        f'<math xmlns="{MATHML}" display="block">{mathml.markup(nodes)}</math></div>'
+    )
+
+
+def dtype_names(dtypes: Iterable[str]) -> list[str]:
+    """`dtypes` in the catalog's display order (the schema's)."""
+    present = set(dtypes)
+    return [t for t in dtype_traits() if t in present]
+
+
+def schema_titles(kind: str, key: str) -> dict[str, str]:
+    """The titles the schema gives each allowed value of `key`."""
+    return {
+        value: title for value, (title, _) in documented(schema(kind)["properties"][key]).items()
+    }
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the site is published: its address (for the schemas' `$id`), where an entry's
+    source can be edited (its path is appended), whether URLs are directories, and where
+    evaluated entries are cached between builds."""
+
+    site_url: str = ""
+    edit_url: str = ""
+    directory_urls: bool = True
+    cache: Path | None = None
+
+
+def figure_unit(parameter: str) -> str:
+    """The base unit of a device figure (`B/s`, `FLOP/s`), or "" for a count."""
+    dimension = parameter_dimension(parameter)
+    return dimension.base_unit if dimension is not None else ""
