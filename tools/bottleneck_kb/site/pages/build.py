@@ -106,5 +106,5 @@ def build_site(root: Path, options: Options) -> Site:
     site.assets[EXPORT] = json.dumps(
         export.knowledge_base(entries, devices, views), separators=(",", ":")
     )
-    site.assets[STYLESHEET] = (Path(__file__).parent / "bottleneck-kb.css").read_text("utf-8")
+    site.assets[STYLESHEET] = (Path(__file__).parents[1] / "bottleneck-kb.css").read_text("utf-8")
     return site
