@@ -22,13 +22,8 @@ from hypothesis import strategies as st
 
 from bottleneck_kb import schemas
 from bottleneck_kb.authoring import fmt
-from bottleneck_kb.authoring.fmt import (
-    Formatted,
-    fold_positions,
-    format_paths,
-    format_text,
-    same_data,
-)
+from bottleneck_kb.authoring.fmt import Formatted, format_paths, format_text, same_data
+from bottleneck_kb.authoring.folding import WIDTH, fold_positions
 from bottleneck_kb.cli import main
 from bottleneck_kb.knowledge.files import discover
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
@@ -294,7 +289,7 @@ def test_folded_prose_with_a_line_that_ends_in_a_space_is_refilled_within_the_wi
     once = formatted(text)
 
     assert data_of(once) == data_of(text)
-    assert max(len(line) for line in once.splitlines()) <= fmt.WIDTH
+    assert max(len(line) for line in once.splitlines()) <= WIDTH
     assert formatted(once) == once
 
 

@@ -22,7 +22,9 @@ from ..core.files import written_beside
 from ..core.text import suggest
 from ..knowledge.files import ENTRIES, HARDWARE, SUFFIX, display_path
 from ..rules.placeholders import PLACEHOLDER
-from .fmt import WIDTH, branches, child, format_text, item_schema, property_names
+from .fmt import format_text
+from .folding import WIDTH
+from .key_order import branches, child, item_schema, property_names
 
 FOLDERS = {schemas.ENTRY: ENTRIES, schemas.HARDWARE: HARDWARE}
 

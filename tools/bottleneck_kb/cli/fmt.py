@@ -31,7 +31,8 @@ def fmt(
     Exit status: 0 nothing to do (or all written), 1 a file would change (--check, --diff) or
     was refused because it does not load, 2 usage error.
     """
-    from ..authoring.fmt import format_paths, write_atomic
+    from ..authoring.atomic import write_atomic
+    from ..authoring.fmt import format_paths
     from ..core.diagnostics import located_line, one_line, printable
 
     base = root_folder(root, paths)
