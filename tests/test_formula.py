@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import pickle
 import re
-import time
 import warnings
 from fractions import Fraction
 
@@ -294,13 +293,11 @@ def test_evaluation_fails_at(text: str, offset: int, message: str) -> None:
     assert error.offset == offset
 
 
+@pytest.mark.timeout(5)  # an integer 9**387420489 would take far longer to compute
 def test_power_tower_overflows_in_float_quickly() -> None:
     formula = parse("9**9**9", DECLARED)
-    start = time.perf_counter()
     with pytest.raises(FormulaError) as info:
         evaluate(formula, {})
-    # An integer 9**387420489 would take far longer than this to compute.
-    assert time.perf_counter() - start < 1.0
     assert info.value.message == "result is too large"
     assert info.value.offset == 1
 
@@ -413,15 +410,14 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.timeout(5)
 @pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
-def test_hostile_input_is_handled_within_a_second(text: str) -> None:
-    start = time.perf_counter()
+def test_hostile_input_is_handled_without_hanging(text: str) -> None:
     try:
         formula = parse(text, DECLARED)
         evaluate(formula, dict.fromkeys(formula.symbols, 3.0))
     except FormulaError:
         pass
-    assert time.perf_counter() - start < 1.0
 
 
 # --- properties ---------------------------------------------------------------------------------

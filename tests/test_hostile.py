@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple, TypeVar
@@ -49,7 +48,10 @@ TIMED = {
     "number-huge-integer",
     "yaml-bomb",
 }
-TIME_BOUND = 1.0  # seconds; a bound on a small knowledge base, not a benchmark
+#: Seconds within which a check of a small knowledge base holding one of the TIMED cases
+#: must return (it takes about 0.3 s; what these cases guard against takes minutes or hangs):
+#: a timeout, not a benchmark.
+TIME_BOUND = 5.0
 HANG = 30.0  # seconds after which a check that has not returned is taken to hang
 T = TypeVar("T")
 
@@ -302,21 +304,20 @@ def test_a_crash_while_checking_one_file_does_not_hide_the_others(
 # --- every hostile case through the real command ------------------------------------------------
 
 
-def run_cli(root: Path, output_format: str = "text") -> tuple[Result, float]:
-    """`kb check` on `root`; the format is explicit, since GitHub Actions changes the default."""
+def run_cli(root: Path, output_format: str = "text", seconds: float = HANG) -> Result:
+    """`kb check` on `root`, failing the test if it has not returned within `seconds`; the
+    format is explicit, since GitHub Actions changes the default."""
     arguments = ["check", "--root", str(root), "--format", output_format]
     runner = CliRunner()
-    started = time.perf_counter()
     # color=True: Click would otherwise strip ANSI sequences itself and hide a leak.
-    result = within(HANG, lambda: runner.invoke(main, arguments, color=True))
-    return result, time.perf_counter() - started
+    return within(seconds, lambda: runner.invoke(main, arguments, color=True))
 
 
 @pytest.fixture(scope="module")
 def warm_cli(tmp_path_factory: pytest.TempPathFactory) -> None:
     """One run on a clean base, so that timed runs do not pay for first imports."""
     root = fixture_kb(tmp_path_factory.mktemp("warm") / "kb")
-    result, _ = run_cli(root)
+    result = run_cli(root)
     assert result.exit_code == 0, result.output
 
 
@@ -333,12 +334,10 @@ def assert_clean_exit(result: Result, code: int) -> None:
 def test_hostile_fixture_through_the_cli(fixture: Path, kb_root: Path, warm_cli: None) -> None:
     shutil.copyfile(fixture, kb_root / HERE / fixture.name)
 
-    result, elapsed = run_cli(kb_root)
+    result = run_cli(kb_root, seconds=TIME_BOUND if fixture.stem in TIMED else HANG)
 
     assert_clean_exit(result, 1)
     assert f"{HERE}/{fixture.name}:" in result.output
-    if fixture.stem in TIMED:
-        assert elapsed < TIME_BOUND, f"kb check took {elapsed:.2f} s"
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -347,7 +346,7 @@ def test_case_on_disk_through_the_cli(
 ) -> None:
     expected = prepare(name, tmp_path, kb_root)
 
-    result, _ = run_cli(kb_root)
+    result = run_cli(kb_root)
 
     assert_clean_exit(result, 1 if expected else 0)
     for wanted in expected:
@@ -362,7 +361,7 @@ def test_a_control_character_escape_in_a_value_never_reaches_the_output_raw(
         FIXTURES / "hostile" / "control-escape-e.yaml", kb_root / HERE / "control-escape-e.yaml"
     )
 
-    result, _ = run_cli(kb_root)
+    result = run_cli(kb_root)
 
     assert result.exit_code == 1
     assert "KB013" in result.output
@@ -375,7 +374,7 @@ def test_a_control_character_in_a_file_name_never_reaches_any_output_raw(
 ) -> None:
     prepare("control-character-in-name", tmp_path, kb_root)
 
-    result, _ = run_cli(kb_root, output_format)
+    result = run_cli(kb_root, output_format)
 
     assert result.exit_code == 1, result.output
     assert "pwned" in result.output

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from html import unescape
 
 import pytest
@@ -141,11 +140,10 @@ def test_symbols_are_positive() -> None:
         ("k + log2(0)", 4, "not a finite number"),
     ],
 )
+@pytest.mark.timeout(5)
 def test_to_sympy_refuses(text: str, offset: int, fragment: str) -> None:
-    start = time.perf_counter()
     with pytest.raises(FormulaError) as info:
         sym(text)
-    assert time.perf_counter() - start < 1.0
     assert fragment in info.value.message
     assert info.value.offset == offset
 
