@@ -23,6 +23,8 @@ from .browser import Browser, launch_chromium, serve
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPOSITORY = Path(__file__).resolve().parents[1]
+#: The first eight cards and the catalog, frozen: inputs for hand-computed evaluator tests.
+EARLY_CARDS = FIXTURES / "early-cards"
 
 
 @pytest.fixture(scope="session", autouse=True)
