@@ -20,7 +20,7 @@ from bottleneck_kb.cli import main
 from bottleneck_kb.core.diagnostics import Diagnostic, Severity
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 
-from .conftest import REPOSITORY, console_script, copy_repository, counted
+from .conftest import EARLY_CARDS, REPOSITORY, console_script, copy_repository, counted
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> Result:
@@ -109,9 +109,10 @@ def test_check_given_paths_still_uses_the_catalog(kb_root: Path) -> None:
 
 
 def test_an_error_in_a_folded_formula_is_reported_at_its_token(tmp_path: Path) -> None:
-    """The repository's crossover_batch is a `>-` formula over two lines: a typo on the second
-    line is reported there, in the text and in the GitHub annotation, not at the `>-`."""
-    root = copy_repository(tmp_path / "kb")
+    """The early decode GEMM card's crossover_batch is a `>-` formula over two lines: a typo on
+    the second line is reported there, in the text and in the GitHub annotation, not at the
+    `>-`."""
+    root = shutil.copytree(EARLY_CARDS, tmp_path / "kb")
     path = "entries/gemm/decode-weight-gemm.yaml"
     lines = (root / path).read_text(encoding="utf-8").splitlines(keepends=True)
     typo = lines.index("      / M)))\n")
@@ -187,8 +188,9 @@ def test_internal_error_in_one_file_exits_2_and_keeps_the_others(
     assert "Traceback" not in result.output
 
 
-def test_eval_table_shows_the_numbers(repository: Path) -> None:
-    result = run("eval", "flops/speculative-quantized-drafter-lm-head", "--root", str(repository))
+def test_eval_table_shows_the_numbers() -> None:
+    """The table's numbers, worked out by hand for the early LM-head card (frozen)."""
+    result = run("eval", "flops/speculative-quantized-drafter-lm-head", "--root", str(EARLY_CARDS))
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line for line in result.output.splitlines() if line[:1].isalpha()}
     assert "1.05 GB" in rows["nvidia-h100-sxm"] and "0.314 ms" in rows["nvidia-h100-sxm"]
@@ -215,12 +217,13 @@ def test_eval_where_no_device_named_can_run_the_values_says_so(repository: Path)
     assert "Checks:" in lines
 
 
-def test_eval_json_and_overrides(repository: Path) -> None:
+def test_eval_json_and_overrides() -> None:
+    """The early draft card (frozen), whose intensity is k."""
     result = run(
         "eval",
         "flops/speculative-draft",
         "--root",
-        str(repository),
+        str(EARLY_CARDS),
         "--on",
         "nvidia-h100-sxm",
         "--set",

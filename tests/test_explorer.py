@@ -13,6 +13,7 @@ import json
 import math
 import posixpath
 import random
+import shutil
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -43,7 +44,7 @@ from bottleneck_kb.site.prose import plain
 from bottleneck_kb.site.view import parse_all
 
 from .browser import Browser, row_headers
-from .conftest import REPOSITORY, copy_repository
+from .conftest import EARLY_CARDS, REPOSITORY, copy_repository
 from .test_formula_js import POWERS
 
 SCREENSHOTS = REPOSITORY / "build" / "screenshots"
@@ -172,9 +173,11 @@ def _hostile(text: str, new_id: str) -> str:
 
 @pytest.fixture(scope="module")
 def knowledge_base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    """The repository's entries and devices, and two hostile entries: one whose text tries
-    to inject markup and script, one whose formula does."""
-    root = copy_repository(tmp_path_factory.mktemp("kb"), ("entries", "hardware", "schema"))
+    """The early cards and their catalog (frozen: the numbers and controls below are worked
+    out from them), and hostile entries: one whose text tries to inject markup and script,
+    one whose formula does."""
+    root = shutil.copytree(EARLY_CARDS, tmp_path_factory.mktemp("kb") / "kb")
+    copy_repository(root, ("schema",))
     source = (root / "entries" / f"{LM_HEAD}.yaml").read_text("utf-8")
     (root / "entries" / f"{HOSTILE}.yaml").write_text(_hostile(source, HOSTILE), "utf-8")
     formula = _hostile(source, HOSTILE_FORMULA).replace(
@@ -192,7 +195,7 @@ def knowledge_base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     return kb
 
 
-def repository_entries(kb: KnowledgeBase) -> list[Entry]:
+def early_entries(kb: KnowledgeBase) -> list[Entry]:
     return sorted((e for e in kb.entries if e.id not in FIXTURES), key=lambda e: e.id)
 
 
@@ -292,7 +295,7 @@ def test_every_entry_agrees_with_the_library_at_random_points(
     browser: Browser, knowledge_base: KnowledgeBase
 ) -> None:
     catalog = knowledge_base.catalog.devices
-    entries = [e for e in repository_entries(knowledge_base) if explorable(e)]
+    entries = [e for e in early_entries(knowledge_base) if explorable(e)]
     assert entries
     noted = 0
     for entry in entries:
@@ -368,8 +371,8 @@ def _derived_note(entry: Entry, workaround: int) -> str:
 
 
 def kb_eval(*args: str) -> dict[str, Any]:
-    """`kb eval ... --format json` on the repository, as a reader would run it."""
-    done = CliRunner().invoke(main, ["eval", *args, "--root", str(REPOSITORY), "--format", "json"])
+    """`kb eval ... --format json` on the early cards, as a reader would run it."""
+    done = CliRunner().invoke(main, ["eval", *args, "--root", str(EARLY_CARDS), "--format", "json"])
     assert done.exit_code == 0, done.output
     document: dict[str, Any] = json.loads(done.stdout)
     return document
@@ -621,7 +624,7 @@ def test_every_number_is_written_as_the_static_page_writes_it(
     come in the catalog's order."""
     units = {"flops": "FLOP", "bytes": "B", "intensity": "FLOP/B", "ridge": "FLOP/B"}
     shown = 0
-    entries = [knowledge_base.entry(DISJOINT), *repository_entries(knowledge_base)]
+    entries = [knowledge_base.entry(DISJOINT), *early_entries(knowledge_base)]
     for entry in entries:
         if entry is None or not explorable(entry):
             continue
@@ -832,7 +835,7 @@ def compare(browser: Browser, fragment: str) -> tuple[Any, list[list[Any]]]:
 def test_compare_page_shows_entries_side_by_side(
     browser: Browser, knowledge_base: KnowledgeBase
 ) -> None:
-    entries = repository_entries(knowledge_base)
+    entries = early_entries(knowledge_base)
     ids = ",".join(e.id for e in entries)
     page, rows = compare(browser, f"#@entries={ids}&@on={H100},amd-instinct-mi300x&B=80")
     shared = page.eval_on_selector_all(
