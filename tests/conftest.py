@@ -275,3 +275,18 @@ def browser(chromium: Any, served: str) -> Iterator[Browser]:
     session = Browser(chromium, served)
     yield session
     session.close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tiers follow from what a test uses: one that drives Chromium is a browser test;
+    one that reads the repository's own knowledge base (the `repository` fixture, as-is and
+    with a contribution) grows with the catalog, one that builds a site (a module's `built`
+    fixture) takes seconds, and one that installs the package a minute: all are slow. The
+    fast loop, `pytest -m "not slow and not browser"`, leaves them out; tests slow for other
+    reasons carry `@pytest.mark.slow` themselves."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if "chromium" in used:
+            item.add_marker(pytest.mark.browser)
+        if used & {"repository", "built"} or item.get_closest_marker("install") is not None:
+            item.add_marker(pytest.mark.slow)

@@ -69,6 +69,7 @@ def repository(tmp_path: Path) -> Path:
     return clone(tmp_path / "repository")
 
 
+@pytest.mark.slow
 def test_a_forged_cache_file_changes_nothing_on_the_site(repository: Path) -> None:
     """The red team's case: a view rewritten with markup in its MathML and a made-up lower
     bound, where the build keeps its views. Unsigned by the user's key, it is never read."""
@@ -93,6 +94,7 @@ def test_a_forged_cache_file_changes_nothing_on_the_site(repository: Path) -> No
         assert "onerror" not in built and "1e-30" not in built
 
 
+@pytest.mark.slow
 def test_a_cache_folder_inside_the_repository_is_used_only_untracked_and_signed(
     repository: Path,
 ) -> None:
@@ -166,6 +168,7 @@ def test_a_link_anywhere_on_the_way_or_inside_is_refused(
     assert list(elsewhere.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_an_output_folder_outside_the_repository_is_the_users_to_name(
     repository: Path, tmp_path: Path
 ) -> None:
@@ -193,6 +196,7 @@ def test_an_output_folder_outside_the_repository_is_the_users_to_name(
     assert f"the site would be written through a link: {link} is a link to" in through.stderr
 
 
+@pytest.mark.slow
 def test_kb_check_and_the_site_build_say_what_is_committed_under_build(repository: Path) -> None:
     smuggled = repository / "build" / "site" / "entries" / "index.html"
     smuggled.parent.mkdir(parents=True)

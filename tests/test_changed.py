@@ -82,6 +82,7 @@ def claim_a_seed_id(root: Path) -> None:
     edit(root / MINIMAL, "id: fixtures/minimal", "id: flops/speculative-draft")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mutate", "given", "device"),
     [
@@ -189,6 +190,7 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+@pytest.mark.slow
 def test_changed_since_checks_committed_and_uncommitted_changes(repository: Path) -> None:
     change_bandwidth(repository)
     git(repository, "commit", "-q", "-am", "faster h100")
@@ -226,6 +228,7 @@ def relating(root: Path, entry_id: str) -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_a_deleted_entry_re_checks_the_entries_that_relate_to_it(repository: Path) -> None:
     gone = "gemm/decode-weight-gemm"
     dependents = relating(repository, gone)
@@ -241,6 +244,7 @@ def test_a_deleted_entry_re_checks_the_entries_that_relate_to_it(repository: Pat
     assert f"checked {len(dependents)} entries" in output.splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_staged_checks_what_the_commit_changes_deletions_included(repository: Path) -> None:
     """The pre-commit hook's mode: git's index against HEAD, not the working tree's changes."""
     gone = "gemm/decode-weight-gemm"
@@ -300,6 +304,7 @@ def test_an_edited_entry_re_checks_only_itself(base: Path) -> None:
     assert result.entries == 1
 
 
+@pytest.mark.slow
 def test_a_missing_entry_given_re_checks_the_entries_that_relate_to_it(base: Path) -> None:
     given = "entries/gemm/decode-weight-gemm.yaml"
     dependents = relating(base, "gemm/decode-weight-gemm")
@@ -389,6 +394,7 @@ def test_another_catalogs_files_are_named_by_their_whole_path(base: Path, tmp_pa
     assert evaluated.output.endswith(f"    hint: run kb check --root {base.absolute()}\n")
 
 
+@pytest.mark.slow
 def test_another_catalogs_schema_lines_are_its_own_business(base: Path, tmp_path: Path) -> None:
     """A knowledge base that publishes schema/ and vendors this catalog (a submodule, or a
     folder beside it) was told to point each of that catalog's devices at its own schema, so
@@ -535,6 +541,7 @@ def _linked_device_edited(root: Path) -> None:
     edit(root / "shared" / "nvidia-l40s.yaml", "value: 864 GB/s", "value: 86400 GB/s")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("on_main", "change"),
     [
@@ -581,6 +588,7 @@ def test_a_change_pull_request_mode_passes_passes_a_full_run(
     assert said == {f"{d.path}:{d.line}:{d.col}" for d in full}, output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("given", [".", "hardware", "entries hardware"])
 def test_the_whole_repository_or_its_folders_given_is_a_full_run(base: Path, given: str) -> None:
     """`kb check .` passed a catalog with a duplicate device: the devices' files were not

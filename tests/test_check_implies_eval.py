@@ -186,6 +186,7 @@ def mutations(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     return f"{kind} ({'near' if near else 'any'})", entry
 
 
+@pytest.mark.slow
 def test_what_check_passes_of_a_mutated_seed_evaluates(tmp_path_factory: Any) -> None:
     """Seed entries with one value mutated: whenever kb check passes, kb eval succeeds. Some
     mutations must pass, or the property says nothing (about half do)."""

@@ -16,6 +16,7 @@ from bottleneck_kb.schemas import published
 from .conftest import FIXTURES, copy_repository
 
 
+@pytest.mark.slow
 def test_on_every_hostile_and_valid_fixture_it_finds_what_kb_check_finds(
     tmp_path: Path,
 ) -> None:
@@ -38,6 +39,7 @@ def test_on_every_hostile_and_valid_fixture_it_finds_what_kb_check_finds(
     assert (found.entries, found.devices) == (expected.entries, expected.devices)
 
 
+@pytest.mark.slow
 def test_on_the_repository_it_finds_nothing(tmp_path: Path) -> None:
     root = copy_repository(tmp_path / "kb")
 

@@ -75,6 +75,7 @@ def example() -> str:
     return body
 
 
+@pytest.mark.slow
 def test_the_guide_adds_an_entry_when_followed_literally(copy: Path) -> None:
     path = copy / "entries" / f"{scaffolded_id()}.yaml"
     for language, body in blocks(section(STEPS)):
@@ -93,6 +94,7 @@ def test_the_guide_adds_an_entry_when_followed_literally(copy: Path) -> None:
     assert run(["kb", "check"], copy).returncode == 0
 
 
+@pytest.mark.slow
 def test_the_finished_example_checks_clean(copy: Path) -> None:
     """Steps 2 and 3 without the scaffold: the guide's filled-in entry passes kb check and
     kb eval as the guide runs them."""
@@ -129,6 +131,7 @@ def test_the_field_table_is_the_schemas() -> None:
     assert {name for name, required in rows if required == "yes"} == set(entry["required"])
 
 
+@pytest.mark.slow
 def test_the_site_includes_the_guide(tmp_path: Path) -> None:
     include = (REPOSITORY / "site" / "contributing.md").read_text(encoding="utf-8")
     assert include.strip() == '--8<-- "CONTRIBUTING.md"'

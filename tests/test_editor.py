@@ -26,6 +26,9 @@ from bottleneck_kb import schemas
 
 from .conftest import REPOSITORY, copy_repository
 
+#: Every test here talks to a real yaml-language-server process: the slow tier.
+pytestmark = pytest.mark.slow
+
 SERVER_PACKAGE = "yaml-language-server@1.15.0"
 SERVER_HOME = REPOSITORY / "build" / "yaml-language-server"
 SERVER = SERVER_HOME / "node_modules" / "yaml-language-server" / "bin" / "yaml-language-server"
@@ -200,6 +203,7 @@ def repository_files() -> list[str]:
     return [p.relative_to(REPOSITORY).as_posix() for p in found]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", repository_files())
 def test_repository_files_show_no_errors(
     server: LanguageServer, workspace: Path, name: str

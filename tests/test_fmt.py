@@ -325,6 +325,7 @@ def _repository_files() -> list[tuple[str, Path]]:
     return files
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("kind", "path"),
     _repository_files(),
@@ -345,6 +346,7 @@ def test_every_repository_file_keeps_its_data_and_formats_idempotently(
             assert comment in once
 
 
+@pytest.mark.slow
 def test_the_repository_is_already_formatted() -> None:
     run_ = format_paths(REPOSITORY)
     assert run_.diagnostics == []
@@ -429,6 +431,7 @@ def written_entries(draw: st.DrawFn) -> str:
     return block(fields, 0) + "\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(written_entries())
 def test_generated_entries_keep_their_data_and_comments_and_format_idempotently(
@@ -469,6 +472,7 @@ def test_strings_in_flow_collections_keep_their_data(text: str, collection: str)
     assert same_data(data_of(formatted(written)), before.data)
 
 
+@pytest.mark.slow
 def test_several_processes_format_and_refuse_as_one_does(tmp_path: Path, forked: list[int]) -> None:
     kb = copy_repository(tmp_path / "kb", ("entries", "hardware", "schema"))
     (kb / "entries" / "gemm" / "broken.yaml").write_text("title: [unclosed\n", encoding="utf-8")

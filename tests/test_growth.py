@@ -20,6 +20,9 @@ from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 
 from .conftest import EARLY_CARDS, REPOSITORY
 
+#: Every test here starts processes, lints or builds: the slow tier.
+pytestmark = pytest.mark.slow
+
 PACKAGE = REPOSITORY / "tools" / "bottleneck_kb"
 DRAFT = "flops/speculative-draft"
 

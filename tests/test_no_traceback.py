@@ -55,12 +55,14 @@ def _run_all(root: Path, entry_id: str) -> None:
             assert checked != 0 or result.exit_code == 0, (args, shown)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fixture", WHOLE, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_whole_fixtures_through_every_command(fixture: Path, kb_root: Path) -> None:
     shutil.copyfile(fixture, kb_root / "entries" / "fixtures" / fixture.name)
     _run_all(kb_root, f"fixtures/{fixture.stem}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ONE_RULE, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_one_rule_fixtures_through_every_command(case: Path, kb_root: Path) -> None:
     written = write_example(kb_root, REGISTRY[case.parent.name], case.read_text("utf-8"))

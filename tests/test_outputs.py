@@ -218,6 +218,7 @@ def test_the_unchanged_files_are_valid_and_shown_everywhere(full_root: Path) -> 
         assert_harmless(result, command)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", list(HOSTILE))
 @pytest.mark.parametrize("field", list(FIELDS))
 def test_a_hostile_value_in_any_field_is_harmless_in_every_output(

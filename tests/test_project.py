@@ -7,7 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import REPOSITORY, imported_by_check
+
+#: Every test here starts processes, lints or builds: the slow tier.
+pytestmark = pytest.mark.slow
 
 BIN = Path(sys.executable).parent
 

@@ -57,12 +57,14 @@ def written_units() -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_unit_the_knowledge_base_writes_is_in_the_table() -> None:
     units = written_units()
     assert {"GB", "TB/s", "GB/s", "TFLOP/s"} <= units
     assert all(any(_table_factor(unit, d) is not None for d in Dimension) for unit in units), units
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dimension", list(Dimension), ids=lambda d: d.name)
 def test_the_table_gives_pints_factor_or_leaves_the_unit_to_pint(dimension: Dimension) -> None:
     read = 0
@@ -104,6 +106,7 @@ def test_a_rate_written_as_flops_is_told_why_and_how_to_write_it(
     assert parse_quantity(rate, Dimension.FLOP_RATE).value > 0  # the hint, followed, is read
 
 
+@pytest.mark.slow
 def test_checking_the_repository_does_not_import_pint() -> None:
     probe = (
         "import sys; from pathlib import Path; from bottleneck_kb.checking.run import check; "

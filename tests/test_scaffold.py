@@ -107,6 +107,7 @@ def test_a_new_entry_reports_exactly_its_placeholders(repository: Path) -> None:
     assert {d.path for d in found} == {"entries/flops/test-card.yaml"}
 
 
+@pytest.mark.slow
 def test_a_newcomer_scaffolds_fills_checks_and_formats(repository: Path) -> None:
     root = str(repository)
     assert run("new", "gemm/test-card", "--class", "decode_gemm", "--root", root).exit_code == 0

@@ -98,6 +98,7 @@ def _repository_documents(folder: str) -> list[Path]:
     return sorted((REPOSITORY / folder).rglob("*.yaml"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("kind", "path"),
     [(schemas.ENTRY, p) for p in _repository_documents("entries")]

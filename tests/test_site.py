@@ -581,6 +581,7 @@ def test_a_devices_measured_values_achieved_fractions_and_notes_are_on_its_page_
     assert record["quantities"]["interconnect_bandwidth"] == 450e9
 
 
+@pytest.mark.slow
 def test_the_build_says_what_kb_check_finds_and_strict_fails(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -621,6 +622,7 @@ def test_an_entry_kb_check_passes_that_its_page_cannot_evaluate_fails_a_strict_b
     ]
 
 
+@pytest.mark.slow
 def test_adding_an_entry_file_adds_its_page_rows_dots_and_record(tmp_path: Path) -> None:
     root = copy_repository(tmp_path / "repository")
     site = build(root)

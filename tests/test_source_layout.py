@@ -111,6 +111,7 @@ def _repository_yaml() -> list[Path]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", _repository_yaml(), ids=lambda p: str(p.relative_to(REPOSITORY)))
 def test_reads_every_file_of_the_repository_as_libyaml_does(path: Path) -> None:
     try:
@@ -263,12 +264,14 @@ def _document(draw: st.DrawFn) -> str:
     return text
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(_document())
 def test_reads_generated_documents_as_libyaml_does(text: str) -> None:
     _same(text)
 
 
+@pytest.mark.slow
 def test_the_generator_reaches_the_reader() -> None:
     """Of documents drawn as the tests above draw them, a fair share is read on the fast
     path: otherwise the property tests would hold of a reader that gives up on everything."""

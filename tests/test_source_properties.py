@@ -184,6 +184,7 @@ def simple_data() -> st.SearchStrategy[dict[str, Any]]:
     return st.dictionaries(keys, values, max_size=6)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(simple_data())
 def test_what_safe_dump_writes_loads_back_equal(data: dict[str, Any]) -> None:

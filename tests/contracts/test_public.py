@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import bottleneck_kb
 
 from ..conftest import REPOSITORY
@@ -27,6 +29,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         raise AssertionError("no AttributeError")
 
 
+@pytest.mark.slow
 def test_the_surface_checks_reads_and_evaluates_the_repository() -> None:
     result = bottleneck_kb.check(REPOSITORY)
     assert result.errors == 0 and result.entries > 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from bottleneck_kb.checking.run import check
 from bottleneck_kb.core.diagnostics import Severity
 
@@ -82,6 +84,7 @@ def test_without_a_schema_folder_no_line_is_asked_for(kb_root: Path) -> None:
     assert check(kb_root).diagnostics == []
 
 
+@pytest.mark.slow
 def test_every_repository_file_carries_its_line() -> None:
     codes = {d.code for d in check(REPOSITORY).diagnostics}
     assert not codes & {"KB016", "KB018"}
