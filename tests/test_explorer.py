@@ -681,7 +681,7 @@ def test_ridge_labels_do_not_overlap(browser: Browser) -> None:
 
 
 def test_the_explorer_marks_as_many_decades_as_the_static_charts() -> None:
-    script = REPOSITORY / "tools" / "bottleneck_kb" / "site" / "assets" / "kb-explorer.js"
+    script = REPOSITORY / "tools" / "bottleneck_kb" / "site" / "assets" / "kb-explorer-chart.js"
     assert f"var MAX_LOG_TICKS = {charts.MAX_LOG_TICKS};" in script.read_text("utf-8")
 
 
@@ -975,7 +975,13 @@ def test_no_request_left_localhost_and_the_page_is_light(browser: Browser, built
     loaded = {name.rsplit("/", 1)[-1] for name, size in files if size}
     assert {
         "kb-formula.js",
-        "kb-explorer.js",
+        "kb-explorer-model.js",
+        "kb-explorer-fragment.js",
+        "kb-explorer-elements.js",
+        "kb-explorer-entry-page.js",
+        "kb-explorer-chart.js",
+        "kb-explorer-compare-page.js",
+        "kb-explorer-start.js",
         "kb-explorer.css",
         f"{LM_HEAD.split('/')[1]}.js",
     } < loaded

@@ -18,6 +18,19 @@ from bottleneck_kb.maths.formula import FormulaError, evaluate, parse
 from bottleneck_kb.site.explorer import script
 
 ASSETS = Path(__file__).parents[1] / "tools/bottleneck_kb/site/assets"
+#: The scripts a page loads before an entry's, in its order: the explorer's own read what those
+#: before them define.
+SCRIPTS = (
+    "kb-numbers.js",
+    "kb-formula.js",
+    "kb-explorer-model.js",
+    "kb-explorer-fragment.js",
+    "kb-explorer-elements.js",
+    "kb-explorer-entry-page.js",
+    "kb-explorer-chart.js",
+    "kb-explorer-compare-page.js",
+    "kb-explorer-start.js",
+)
 SYMBOLS = ("n", "k", "a")
 FIGURES = ("peak_flops", "memory_bandwidth", "interconnect_bandwidth", "launch_latency")
 DERIVED = (
@@ -43,10 +56,9 @@ HARNESS = """
 globalThis.window = globalThis;
 globalThis.document = {readyState: "complete", querySelectorAll: () => [],
   querySelector: () => null, getElementById: () => null};
-const [numbers, runtime, explorer, entry, states] = process.argv.slice(1);
-require(numbers);
-require(runtime);
-require(explorer);
+const scripts = process.argv.slice(1, -2);
+const [entry, states] = process.argv.slice(-2);
+scripts.forEach((script) => require(script));
 require("vm").runInThisContext(require("fs").readFileSync(entry, "utf8"));
 const answers = JSON.parse(states).map((s) => KBExplorer.evaluate("test/roofs", s));
 process.stdout.write(JSON.stringify(answers));
@@ -102,9 +114,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Any:
                 node,
                 "-e",
                 HARNESS,
-                str(ASSETS / "kb-numbers.js"),
-                str(ASSETS / "kb-formula.js"),
-                str(ASSETS / "kb-explorer.js"),
+                *(str(ASSETS / name) for name in SCRIPTS),
                 str(entry),
                 json.dumps(states),
             ],

@@ -35,14 +35,22 @@ __all__ = [
     "script_path",
 ]
 
-#: The explorer's static files, by path below the site's root.
+#: The explorer's static files, by path below the site's root: its scripts in the order a page
+#: loads them (each reads what those before it define; the explorer's own, one a job, share
+#: theirs from kb-explorer-model.js to kb-explorer-start.js, which starts it), then its styles.
 ASSETS = {
     "assets/explorer/kb-numbers.js": "kb-numbers.js",  # kb-formula.js writes numbers with it
     "assets/explorer/kb-formula.js": "kb-formula.js",
-    "assets/explorer/kb-explorer.js": "kb-explorer.js",
+    "assets/explorer/kb-explorer-model.js": "kb-explorer-model.js",
+    "assets/explorer/kb-explorer-fragment.js": "kb-explorer-fragment.js",
+    "assets/explorer/kb-explorer-elements.js": "kb-explorer-elements.js",
+    "assets/explorer/kb-explorer-entry-page.js": "kb-explorer-entry-page.js",
+    "assets/explorer/kb-explorer-chart.js": "kb-explorer-chart.js",
+    "assets/explorer/kb-explorer-compare-page.js": "kb-explorer-compare-page.js",
+    "assets/explorer/kb-explorer-start.js": "kb-explorer-start.js",
     "assets/explorer/kb-explorer.css": "kb-explorer.css",
 }
-NUMBERS, RUNTIME, EXPLORER, STYLES = ASSETS
+*SCRIPTS, STYLES = ASSETS
 #: The compare page, below the docs folder.
 
 
@@ -157,7 +165,7 @@ def explorer_assets(
 
 def _scripts(asset_url: Callable[[str], str], entry_ids: Iterable[str]) -> str:
     tags = [f'<link rel="stylesheet" href="{html.escape(asset_url(STYLES))}">']
-    for path in (NUMBERS, RUNTIME, EXPLORER, *map(script_path, entry_ids)):
+    for path in (*SCRIPTS, *map(script_path, entry_ids)):
         tags.append(f'<script src="{html.escape(asset_url(path))}"></script>')
     return "".join(tags)
 
