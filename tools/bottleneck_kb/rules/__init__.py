@@ -41,7 +41,7 @@ How to add a rule
    per `---`-separated document, for knowledge-base rules); for codes found while reading
    YAML, the example is the whole file's text.
 4. Add its line to the table of `core/codes.py`, and a fixture `tests/fixtures/rules/<CODE>/`
-   (see tests/test_rule_fixtures.py).
+   (see tests/rules/test_rule_fixtures.py).
 
 Codes emitted while reading (KB0xx, KB1xx, KB301) are registered with `emitted(...)` naming
 the stage that finds them, so that every code a user can see is documented in one place.

@@ -10,7 +10,7 @@ and mappings of plain scalars on one line, and `|`, `|-`, `>` and `>-` block sca
 more-indented lines. Printable ASCII only, no line ending in a space, no comment after a
 value, no anchors, tags or directives (an indicator that begins a value gives up). Plain
 scalars go through the scalar rules (`scalars`), and any problem they find gives up too: the
-builder reports it where it stands. tests/test_source_layout.py holds that whatever this
+builder reports it where it stands. tests/unit/test_source_layout.py holds that whatever this
 reads, libyaml and the builder read the same, without a warning.
 """
 

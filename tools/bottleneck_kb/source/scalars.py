@@ -8,7 +8,7 @@ KNOWN_KEYS). They read the rules' own word table: a text that begins with a lett
 something other than itself only if it is one of those words, and a text that begins with
 anything else is left to the rules. `certainly_float` is the same for the commonest floats. The
 layout reader also looks up the values the rules have read before (KNOWN_VALUES).
-tests/test_source_scalars.py holds that whatever the fast path accepts, the rules return
+tests/unit/test_source_scalars.py holds that whatever the fast path accepts, the rules return
 unchanged (a float, as the float it writes) and without a problem.
 """
 

@@ -1,0 +1,342 @@
+"""What an editor shows while an entry is written: yaml-language-server (the engine of VS Code's
+YAML extension), driven over its stdio protocol with the repository's .vscode/settings.json, on
+the repository's files and on mutated copies. One server process serves every test.
+
+The server comes from npm, pinned to 1.x (2.x needs a newer Node than these machines have), and
+is installed into build/ the first time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+import yaml
+
+from bottleneck_kb import schemas
+
+from ..conftest import REPOSITORY, copy_repository
+
+#: Every test here talks to a real yaml-language-server process: the slow tier.
+pytestmark = pytest.mark.slow
+
+SERVER_PACKAGE = "yaml-language-server@1.15.0"
+SERVER_HOME = REPOSITORY / "build" / "yaml-language-server"
+SERVER = SERVER_HOME / "node_modules" / "yaml-language-server" / "bin" / "yaml-language-server"
+#: Seconds to wait for any one answer of the server.
+TIMEOUT = 30
+
+ENTRY_SCHEMA = schemas.schema(schemas.ENTRY)
+SEED = "entries/flops/speculative-draft.yaml"
+
+
+def install_server() -> None:
+    if SERVER.is_file():
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("npm is needed to install yaml-language-server (Debian package npm)")
+    installed = subprocess.run(
+        [npm, "install", "--no-save", "--prefix", str(SERVER_HOME), SERVER_PACKAGE],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert installed.returncode == 0, installed.stderr
+
+
+class LanguageServer:
+    """A minimal LSP client: JSON-RPC messages with Content-Length headers over pipes."""
+
+    def __init__(self, workspace: Path, settings: dict[str, Any]) -> None:
+        self.process = subprocess.Popen(
+            ["node", str(SERVER), "--stdio"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin = self.process.stdin
+        self.settings = settings
+        self.last_id = 0
+        self.answers: dict[int, dict[str, Any]] = {}
+        self.diagnostics: dict[str, list[dict[str, Any]]] = {}
+        self.opened: dict[str, str] = {}
+        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        threading.Thread(target=self.read, args=(self.process.stdout,), daemon=True).start()
+        self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": workspace.as_uri(),
+                "workspaceFolders": [{"uri": workspace.as_uri(), "name": workspace.name}],
+                "capabilities": {
+                    "workspace": {"configuration": True},
+                    "textDocument": {
+                        "hover": {"contentFormat": ["markdown", "plaintext"]},
+                        "completion": {"completionItem": {"snippetSupport": True}},
+                        "publishDiagnostics": {},
+                    },
+                },
+            },
+        )
+        self.notify("initialized", {})
+        self.notify("workspace/didChangeConfiguration", {"settings": settings})
+
+    def read(self, stream: IO[bytes]) -> None:
+        while True:
+            length = None
+            while line := stream.readline().strip():
+                name, _, value = line.decode("ascii").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            if length is None:
+                return  # the server has gone
+            self.inbox.put(json.loads(stream.read(length)))
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.stdin.flush()
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        self.send({"method": method, "params": params})
+
+    def wait(self, done: Callable[[], bool]) -> None:
+        while not done():
+            try:
+                message = self.inbox.get(timeout=TIMEOUT)
+            except queue.Empty:
+                pytest.fail("yaml-language-server did not answer")
+            if "method" in message and "id" in message:  # a request of the server's
+                result: Any = None
+                if message["method"] == "workspace/configuration":
+                    items = message["params"]["items"]
+                    result = [self.settings.get(item.get("section", ""), {}) for item in items]
+                self.send({"id": message["id"], "result": result})
+            elif message.get("method") == "textDocument/publishDiagnostics":
+                self.diagnostics[message["params"]["uri"]] = message["params"]["diagnostics"]
+            elif "id" in message:
+                self.answers[message["id"]] = message
+
+    def request(self, method: str, params: dict[str, Any]) -> Any:
+        self.last_id += 1
+        asked = self.last_id
+        self.send({"id": asked, "method": method, "params": params})
+        self.wait(lambda: asked in self.answers)
+        answer = self.answers.pop(asked)
+        assert "error" not in answer, answer
+        return answer.get("result")
+
+    def open(self, path: Path, text: str) -> list[dict[str, Any]]:
+        """Show the server `text` as the content of `path`; the diagnostics it publishes."""
+        uri = path.as_uri()
+        if uri in self.opened:  # a close would clear its diagnostics late: open each once
+            assert self.opened[uri] == text, f"{path} is open with other text"
+            return self.diagnostics[uri]
+        self.opened[uri] = text
+        document = {"uri": uri, "languageId": "yaml", "version": 1, "text": text}
+        self.notify("textDocument/didOpen", {"textDocument": document})
+        self.wait(lambda: uri in self.diagnostics)
+        return self.diagnostics[uri]
+
+    def at(self, method: str, path: Path, line: int, character: int) -> Any:
+        position = {"line": line, "character": character}
+        return self.request(method, {"textDocument": {"uri": path.as_uri()}, "position": position})
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", {})
+            self.notify("exit", {})
+            self.process.wait(timeout=TIMEOUT)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folders = ("entries", "hardware", "schema", ".vscode")
+    return copy_repository(tmp_path_factory.mktemp("workspace"), folders)
+
+
+@pytest.fixture(scope="module")
+def server(workspace: Path) -> Iterator[LanguageServer]:
+    """The server, configured as VS Code configures it from .vscode/settings.json."""
+    install_server()
+    settings = json.loads((workspace / ".vscode" / "settings.json").read_text("utf-8"))
+    yaml_settings = {
+        k.removeprefix("yaml."): v for k, v in settings.items() if k.startswith("yaml.")
+    }
+    language_server = LanguageServer(workspace, {"yaml": yaml_settings})
+    yield language_server
+    language_server.close()
+
+
+def position(text: str, needle: str, into: int = 0) -> tuple[int, int]:
+    """(line, character) of `into` characters into the first `needle` of `text`."""
+    offset = text.index(needle) + into
+    line = text.count("\n", 0, offset)
+    return line, offset - (text.rindex("\n", 0, offset) + 1 if line else 0)
+
+
+def mutated(server: LanguageServer, workspace: Path, old: str, new: str) -> tuple[Path, str]:
+    text = (workspace / SEED).read_text(encoding="utf-8")
+    assert old in text
+    path = workspace / "entries" / "mutated" / f"case-{len(server.opened)}.yaml"
+    return path, text.replace(old, new, 1)
+
+
+def repository_files() -> list[str]:
+    found = sorted((REPOSITORY / "entries").rglob("*.yaml"))
+    found += sorted((REPOSITORY / "hardware").glob("*.yaml"))
+    return [p.relative_to(REPOSITORY).as_posix() for p in found]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", repository_files())
+def test_repository_files_show_no_errors(
+    server: LanguageServer, workspace: Path, name: str
+) -> None:
+    path = workspace / name
+    assert server.open(path, path.read_text(encoding="utf-8")) == []
+
+
+def hover_text(server: LanguageServer, path: Path, text: str, needle: str, into: int = 0) -> str:
+    hover = server.at("textDocument/hover", path, *position(text, needle, into))
+    assert hover is not None, needle
+    value: str = hover["contents"]["value"]
+    return value.replace("\\", "")  # markdown escapes
+
+
+def test_hovering_bound_by_shows_the_field_and_its_allowed_values(
+    server: LanguageServer, workspace: Path
+) -> None:
+    path = workspace / SEED
+    text = path.read_text(encoding="utf-8")
+    server.open(path, text)
+    field = ENTRY_SCHEMA["properties"]["bound_by"]
+    for into in (2, len("bound_by: m")):  # on the key, and on the value
+        shown = hover_text(server, path, text, "\nbound_by:", 1 + into)
+        assert shown.startswith(
+            f"#### {field['title']}\n\n{field['description']}\n\nAllowed Values:"
+        )
+        for value, description in zip(
+            field["enum"], field["markdownEnumDescriptions"], strict=True
+        ):
+            assert f"* `{value}`: {description}" in shown
+
+
+def test_hovering_any_top_level_key_shows_its_title_and_description(
+    server: LanguageServer, workspace: Path
+) -> None:
+    path = workspace / SEED
+    text = path.read_text(encoding="utf-8")
+    server.open(path, text)
+    keys = [k for k in yaml.safe_load(text)]
+    assert len(keys) >= 8
+    for key in keys:
+        field = ENTRY_SCHEMA["properties"][key]
+        shown = hover_text(server, path, text, f"\n{key}:", 1)
+        assert shown.startswith(f"#### {field['title']}\n\n{field['description']}"), key
+
+
+def messages(diagnostics: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
+    return [(d["range"]["start"]["line"], d["source"], d["message"]) for d in diagnostics]
+
+
+def test_a_mistyped_value_is_told_what_is_allowed(server: LanguageServer, workspace: Path) -> None:
+    path, text = mutated(server, workspace, "bound_by: memory", "bound_by: memroy")
+    allowed = ", ".join(f'"{v}"' for v in ENTRY_SCHEMA["properties"]["bound_by"]["enum"])
+    line, _ = position(text, "bound_by: memroy")
+    assert messages(server.open(path, text)) == [
+        (line, "yaml-schema: Bound by", f"Value is not accepted. Valid values: {allowed}.")
+    ]
+
+
+def pattern_messages() -> Iterator[tuple[str, str, str]]:
+    entry = ENTRY_SCHEMA["properties"]
+    symbol = entry["scales_with"]["items"]["properties"]["symbol"]
+    device = entry["hardware_parameters"]["items"]["properties"]["values_for"]["items"]
+    yield "id: flops/speculative-draft", "id: Flops/Draft", entry["id"]["patternErrorMessage"]
+    yield "symbol: N_d", "symbol: 2N", symbol["patternErrorMessage"]
+    yield "[nvidia-h100-sxm,", "[NVIDIA_H100,", device["patternErrorMessage"]
+
+
+@pytest.mark.parametrize(("old", "new", "message"), list(pattern_messages()))
+def test_a_malformed_value_gets_a_sentence_not_a_regular_expression(
+    server: LanguageServer, workspace: Path, old: str, new: str, message: str
+) -> None:
+    path, text = mutated(server, workspace, old, new)
+    found = [m for _, _, m in messages(server.open(path, text))]
+    assert message in found
+    assert not [m for m in found if "^" in m or "pattern" in m]
+
+
+def expand(snippet: str) -> str:
+    """A snippet as an editor inserts it with every placeholder left at its default."""
+    snippet = re.sub(r"\$\{\d+:([^}]*)\}", r"\1", snippet)
+    return re.sub(r"\$\{?\d+\}?", "", snippet)
+
+
+def test_completing_a_key_inserts_valid_yaml(server: LanguageServer, workspace: Path) -> None:
+    path, text = mutated(server, workspace, "class: speculative_draft\n", "cl\n")
+    text = text.replace("\nnotes: >-", "\nnotez: >-")  # so that notes is offered too
+    line, _ = position(text, "\ncl\n", 1)
+    server.open(path, text)
+    result = server.at("textDocument/completion", path, line, 2)
+    items = result["items"] if isinstance(result, dict) else result
+    keys = {i["label"]: i for i in items if i["label"] in ENTRY_SCHEMA["properties"]}
+    assert {"class", "notes"} <= set(keys)
+    lines = text.split("\n")
+    for key, item in keys.items():
+        inserted = expand(item.get("insertText") or item["label"])
+        assert inserted.startswith(f"{key}:"), inserted
+        lines[line] = inserted + ("x" if inserted.endswith(": ") else "")
+        data = yaml.safe_load("\n".join(lines).replace("\nnotez:", "\nnotes:"))
+        assert key in data, inserted
+
+
+@pytest.mark.parametrize(
+    ("written", "offered"),
+    [
+        ("class: speculative_draft", ENTRY_SCHEMA["properties"]["class"]["enum"]),
+        # The entry schema's source names the hardware rows; the published copy lists them.
+        (
+            "  dtype: bf16",
+            list(schemas.schema(schemas.HARDWARE)["properties"]["peak_flops"]["properties"]),
+        ),
+    ],
+)
+def test_completing_a_value_offers_the_allowed_ones(
+    server: LanguageServer, workspace: Path, written: str, offered: list[str]
+) -> None:
+    key = written.partition(":")[0] + ": "
+    path, text = mutated(server, workspace, f"{written}\n", f"{key}\n")
+    server.open(path, text)
+    line, character = position(text, f"{key}\n", len(key))
+    result = server.at("textDocument/completion", path, line, character)
+    items = result["items"] if isinstance(result, dict) else result
+    assert [i["label"] for i in items] == offered
+
+
+def test_device_files_are_mapped_to_the_hardware_schema(
+    server: LanguageServer, workspace: Path
+) -> None:
+    device = next((workspace / "hardware").glob("*.yaml"))
+    path = workspace / "hardware" / "mutated.yaml"
+    text = "\n".join(
+        line for line in device.read_text(encoding="utf-8").split("\n") if not line.startswith("#")
+    )
+    found = server.open(path, text + "colour: blue\n")
+    assert [d["message"] for d in found] == ["Property colour is not allowed."]
