@@ -1,8 +1,11 @@
 """Synthetic, valid, varied entries for benchmarks: a knowledge base of any size.
 
 Entries differ in namespace, symbols, formulas (drawn from templates over the symbols they
-declare), workarounds with and without models, references and checks, so that every stage of
-`kb check` does the work it does on real entries. Deterministic for a given seed.
+declare), workarounds with and without models, references and checks, and carry what the
+reviewed cards carry: symbols named and measured as the shared quantities, derived values, a
+check on a derived value, claims beside their source and links to related entries, so that
+every stage of `kb check` does the work it does on real entries. Deterministic for a given
+seed.
 """
 
 from __future__ import annotations
@@ -30,12 +33,12 @@ TEMPLATES = [
 ]
 
 SYMBOLS = [
-    # name, description, typical, range
-    ("batch_rows", "Rows of the GEMM: batch times positions.", 4, (1, 64)),
-    ("weights", "Parameters streamed per step.", 1.0e9, (1.0e7, 1.0e10)),
-    ("hidden", "Hidden size.", 4096, (1024, 16384)),
-    ("bits", "Bits per weight.", 16, (4, 16)),
-    ("context", "Tokens of context.", 4096, (128, 131072)),
+    # name (a shared quantity's where one fits), unit, description, typical, range
+    ("tokens", "tokens", "Rows of the GEMM: batch times positions.", 4, (1, 64)),
+    ("weights", "parameters", "Parameters streamed per step.", 1.0e9, (1.0e7, 1.0e10)),
+    ("hidden_size", "features", "Hidden size.", 4096, (1024, 16384)),
+    ("weight_bits", "bits", "Bits per weight.", 16, (4, 16)),
+    ("context_length", "tokens", "Tokens of context.", 4096, (128, 131072)),
 ]
 
 
@@ -67,11 +70,23 @@ def entry_text(index: int, rng: random.Random) -> tuple[str, str]:
         "  dtype: bf16",
         "scales_with:",
     ]
-    for symbol, (name, description, typical, (lo, hi)) in zip(symbols, SYMBOLS, strict=True):
+    lines[-1:-1] = [
+        "derived:",
+        "  - name: bytes_per_row",
+        f"    formula: ({bytes_} + {64 * (index + 1)}) / a",
+        "    unit: B",
+        "    description: Bytes streamed for each row of the step.",
+        "  - name: weight_bytes",
+        "    formula: b * d / 8",
+        "    unit: B",
+        "    description: The weights at their bit width.",
+    ]
+    for symbol, (name, unit, description, typical, (lo, hi)) in zip(symbols, SYMBOLS, strict=True):
         lines += [
-            f"  - name: {name}_{symbol}",
+            f"  - name: {name if unit != 'parameters' else f'{name}_{symbol}'}",
             f"    symbol: {symbol}",
             f'    description: "{description}"',
+            f"    unit: {unit}",
             f"    typical: {_number(typical)}",
             f"    range: [{_number(lo)}, {_number(hi)}]",
         ]
@@ -108,11 +123,31 @@ def entry_text(index: int, rng: random.Random) -> tuple[str, str]:
         "    devices: [nvidia-h100-sxm, amd-instinct-mi300x]",
         "    expect:",
         "      bound_by: memory",
+        "  - claim: The weights stream 2 GB at 16 bits.",
+        "    devices: [nvidia-h100-sxm]",
+        "    expect:",
+        "      derived:",
+        "        weight_bytes: {min: 1.9e+9, max: 2.1e+9}",
+    ]
+    if index:
+        lines += [
+            "related:",
+            f"  - id: {NAMESPACES[(index - 1) % len(NAMESPACES)]}/synthetic-{index - 1:05d}",
+            "    relation: compares_to",
+        ]
+    lines += [
         "references:",
         f"  - title: Source {index}",
         "    first_author: Example",
         "    year: 2025",
         f"    url: https://example.org/papers/{index}",
+        "claims:",
+        "  - card: The kernel streams its operands once per step.",
+        "    source: >-",
+        '      "Each operand is read from device memory once per step" (section 3, the source',
+        "      the entry cites).",
+        f"    reference: https://example.org/papers/{index}",
+        "    verdict: agrees",
         "notes: >-",
         f"  Notes of entry {index}: design consequences and traps, in Markdown. Where the",
         "  roofline and a source disagree the notes say so with the numbers; where a vendor",
