@@ -42,7 +42,7 @@ from bottleneck_kb.site.prose import plain
 from bottleneck_kb.site.view import compute_view
 
 from ..browser import Browser, row_headers
-from ..conftest import FIXTURES, REPOSITORY
+from ..conftest import FIXTURES, MINIMAL_PATH, REPOSITORY
 
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
 ALIAS = "flops/old-lm-head"
@@ -1223,23 +1223,20 @@ def test_a_workaround_step_that_does_not_fit_shows_no_speedup(built: Path) -> No
     assert len(modeled) == 1, rows  # its row of the workaround's table
 
 
-def test_a_count_a_hardware_parameter_names_is_written_as_a_count(
-    knowledge_base: KnowledgeBase,
-) -> None:
+def test_a_count_a_hardware_parameter_names_is_written_as_a_count(kb_root: Path) -> None:
     """A scale-up domain of 8 read "8.0" in an entry's hardware parameters."""
-    from dataclasses import replace
-
-    from bottleneck_kb.site.pages.entry_pages import _hardware_parameters
-    from bottleneck_kb.site.pages.html import Links
-
-    entry = knowledge_base.entry("collective/tensor-parallel-all-reduce")
-    assert entry is not None
-    first = entry.hardware_parameters[0]
-    domain = replace(first, parameter="scale_up_domain", values_for=("nvidia-h100-sxm",))
-    shown = _hardware_parameters(
-        replace(entry, hardware_parameters=(domain,)),
-        list(knowledge_base.catalog.devices.values()),
-        "entries/collective/tensor-parallel-all-reduce.md",
-        Links(True),
+    (kb_root / MINIMAL_PATH).write_text(
+        patched(
+            MINIMAL_ENTRY,
+            "hardware_parameters:\n"
+            "  - parameter: scale_up_domain\n"
+            "    effect: Sets how many devices one all-reduce spans.\n"
+            "    values_for: [nvidia-h100-sxm]\n"
+            "    magnitude: 8 devices\n"
+            "    basis: datasheet\n",
+        ),
+        "utf-8",
     )
+    page = build_site(kb_root, Options()).pages["entries/fixtures/minimal.md"]
+    shown = page.split('aria-label="Hardware parameters"')[1].split("</table>")[0]
     assert re.findall(r"</a>: ([^<]*)<", shown) == ["8"]
