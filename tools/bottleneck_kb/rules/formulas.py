@@ -376,8 +376,8 @@ within_evaluation_budget.__doc__ = f"""An entry's evaluation stays within the bu
     formula's size in nodes, times how often it is evaluated: once a device for the results,
     again for each workaround, on each device of each check, at {CROSSOVER_SAMPLES} points of
     every swept range) are at most {EVALUATION_BUDGET:,}. It is counted on the formulas, not
-    timed, so it is the same on every machine; the cards of this repository take 5,000 to
-    50,000.
+    timed, so it is the same on every machine; the cards of this repository take 7,000 to
+    1,800,000 (median about 63,000; the most, memory/kv-cache-capacity, in 0.9 s of `kb eval`).
     ## Why it matters
     `kb eval`, the site build and the explorer do this work for every reader and every build:
     an entry within every schema limit (50 derived values of 1,000 characters, 50 checks on

@@ -192,7 +192,7 @@ def link_scheme(subject: Entry | Device, context: Context) -> Iterable[Diagnosti
 
 TEXT_BUDGET_CODE = "KB504"
 #: The most characters of text an entry or a device file may hold in all its strings: the
-#: cards of this repository hold 5,000 to 10,000. Every page, the search index, the export
+#: cards of this repository hold 9,000 to 35,000. Every page, the search index, the export
 #: and `kb fmt` handle text in proportion to its length; past this, a file would cost a build
 #: tens of times what a card costs.
 TEXT_BUDGET = 100_000
@@ -221,7 +221,7 @@ within_text_budget.__doc__ = f"""An entry's or a device's text stays within the 
 
     ## What it checks
     All the strings of an entry or a device file together hold at most {TEXT_BUDGET:,}
-    characters (the cards of this repository hold 5,000 to 10,000).
+    characters (the cards of this repository hold 9,000 to 35,000).
     ## Why it matters
     The pages, the search index, the export and `kb fmt` handle text in proportion to its
     length: a file of a megabyte of prose, within the file size limit, would make the site
