@@ -40,7 +40,7 @@ def render(kind: str, name: str, result: Any) -> str:
     return REPORTERS[kind][name](result)
 
 
-def table(header: list[str], rows: list[list[str]]) -> list[str]:
+def aligned_columns(header: list[str], rows: list[list[str]]) -> list[str]:
     """Aligned columns: the first left-aligned, the rest right-aligned."""
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
 

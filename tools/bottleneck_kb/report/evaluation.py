@@ -10,7 +10,7 @@ from ..core.numbers import exact_number, format_quantity, format_seconds, number
 from ..evaluation.crossovers import Crossover
 from ..evaluation.entry import CheckOutcome, Evaluated, Skipped, WorkaroundEffect
 from ..evaluation.result import Result
-from . import EVALUATION, reporter, table
+from . import EVALUATION, aligned_columns, reporter
 
 if TYPE_CHECKING:
     from ..evaluation.entry import EntryEvaluation
@@ -189,7 +189,7 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
     out += (
         []
         if not evaluation.results
-        else table(
+        else aligned_columns(
             [*_COLUMNS[:-1], *extra, *(["fits"] if fits else []), _COLUMNS[-1]],
             [
                 [

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.diagnostics import inert_json, one_line
 from ..core.numbers import format_quantity
 from ..records.fields import dtype_traits
-from . import HARDWARE, reporter, table
+from . import HARDWARE, aligned_columns, reporter
 
 if TYPE_CHECKING:
     from ..checking.results import HardwareListing
@@ -49,7 +49,8 @@ def hardware_table(listing: HardwareListing) -> str:
         ]
         for d in listing.devices
     ]
-    lines = table(["device", "bandwidth", "memory", *(f"ridge {t}" for t in columns)], rows)
+    header = ["device", "bandwidth", "memory", *(f"ridge {t}" for t in columns)]
+    lines = aligned_columns(header, rows)
     footer = ["", "Ridge points in FLOP/B: dense peak FLOP/s / memory bandwidth."]
     return "".join(f"{one_line(line)}\n" for line in [*lines, *footer])
 
