@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..schemas import at_pointer
+
 _MAX_SCHEMA_DEPTH = 16
 
 
@@ -19,9 +21,10 @@ def branches(node: Any, root: dict[str, Any], depth: int = 0) -> Iterator[dict[s
     yield node
     reference = node.get("$ref")
     if isinstance(reference, str) and reference.startswith("#/"):
-        target: Any = root
-        for part in reference[2:].split("/"):
-            target = target.get(part, {}) if isinstance(target, dict) else {}
+        try:
+            target = at_pointer(root, reference[1:])
+        except LookupError:  # a reference to nothing describes nothing
+            target = None
         yield from branches(target, root, depth + 1)
     for word in ("allOf", "anyOf", "oneOf"):
         for option in node.get(word, ()):

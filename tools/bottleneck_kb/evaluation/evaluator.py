@@ -182,8 +182,13 @@ class Evaluator:
         `derived`: no verdict reads them) the derived values the entry gives."""
         entry, formulas = self.entry, self.formulas
         dtype = dtype or entry.intensity.dtype
-        if basis is DATASHEET and not formulas.device_dependent:
-            # The common case, kept cheap: `kb check` asks it of every device for every entry.
+        if (
+            basis is DATASHEET
+            and not self._others(done.workaround)
+            and not (derived and formulas.derived)
+        ):
+            # The common case, kept cheap: `kb check` asks it of every device for every entry,
+            # and only FLOPs and bytes are read (no other roof; derived values not asked for).
             rate, bandwidth = dense_peak(device, dtype), device.memory_bandwidth
             times = {COMPUTE: done.flops / rate, MEMORY: done.bytes / bandwidth}
             return Result(device.id, done.values, done.flops, done.bytes, rate, bandwidth, times)
@@ -248,8 +253,9 @@ class Evaluator:
     def verdicts(self, devices: Sequence[Device], done: Work) -> list[str]:
         """`done`'s verdict on each of `devices` on datasheet figures, as `on(...).verdict`
         gives it, without building a Result where only FLOPs and bytes are modelled: `kb
-        check` asks it of every device of the catalog for every entry."""
-        if self.formulas.device_dependent:
+        check` asks it of every device of the catalog for every entry. Derived values never
+        decide a verdict, so only the other roofs call for the whole Result."""
+        if self._others(done.workaround):
             return [self.on(device, done, derived=False).verdict for device in devices]
         dtype, flops, bytes_ = self.entry.intensity.dtype, done.flops, done.bytes
         found = []

@@ -50,7 +50,9 @@ def _shape_of(node: dict[str, Any]) -> FieldShape | None:
     """The shape of a property that references a figure of `$defs`; None for anything else."""
     if "$ref" not in node:
         return None
-    shape = _hardware_schema()["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    from ..schemas import at_pointer
+
+    shape = at_pointer(_hardware_schema(), node["$ref"].removeprefix("#"))
     name = shape.get("x-dimension")
     if name is None:
         return None

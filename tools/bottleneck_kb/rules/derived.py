@@ -80,6 +80,8 @@ def derived_formulas_parse(entry: Entry, context: Context) -> Iterable[Diagnosti
         description: Rows.
     ```
     """
+    if context.formulas is not None:
+        return  # the evaluation parsed every derived formula over the names above it
     for _, item, parsed in _parsed(entry):
         if isinstance(parsed, formula.FormulaError):
             yield item.formula.where.error(
@@ -132,6 +134,8 @@ def derived_use_earlier_names(entry: Entry, context: Context) -> Iterable[Diagno
         description: Weight bytes per row.
     ```
     """
+    if context.formulas is not None:
+        return  # each derived formula parsed over the names above it alone: none is later
     position = {item.name: index for index, item in enumerate(entry.derived)}
     uses: dict[str, set[str]] = {}
     found = []

@@ -161,6 +161,23 @@ def _source(file_name: str) -> dict[str, Any]:
     return loaded
 
 
+def at_pointer(document: Any, pointer: str) -> Any:
+    """The node of `document` a JSON pointer (RFC 6901: `/$defs/a~1b/0`, `""` the whole
+    document) names: the one place kb follows a `$ref` or an address into a schema. Raises
+    LookupError where it names nothing."""
+    node = document
+    for token in pointer.split("/")[1:] if pointer else []:
+        token = token.replace("~1", "/").replace("~0", "~")
+        # A list index is digits only: Python's node[-1] would name the last item.
+        if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        elif isinstance(node, dict) and token in node:
+            node = node[token]
+        else:
+            raise LookupError(pointer)
+    return node
+
+
 def _with_enums(node: Any) -> Any:
     """A copy of `node` with an `enum` right after each `x-enum-keys-of`, which stays so that
     a reader of the published schema sees where the list comes from."""
@@ -180,17 +197,12 @@ def _keys_at(address: str) -> list[str]:
     """The keys, in order, of the mapping at `address`: a source schema of the package and a
     JSON pointer (RFC 6901) into it. No mapping there is a mistake in kb's own schemas."""
     file_name, _, pointer = address.partition("#")
-    node: Any = _source(file_name)
-    before, *tokens = pointer.split("/")
-    if before:
+    if pointer[:1] != "/":
         raise ValueError(f"{ENUM_KEYS_OF}: {address!r}: a JSON pointer starts with '/'")
-    for token in tokens:
-        token = token.replace("~1", "/").replace("~0", "~")
-        try:
-            # A list index is digits only: Python's node[-1] would name the last item.
-            node = node[int(token)] if isinstance(node, list) and token.isdigit() else node[token]
-        except (LookupError, TypeError, ValueError):
-            raise ValueError(f"{ENUM_KEYS_OF}: {address!r} names nothing") from None
+    try:
+        node = at_pointer(_source(file_name), pointer)
+    except LookupError:
+        raise ValueError(f"{ENUM_KEYS_OF}: {address!r} names nothing") from None
     if not isinstance(node, dict):
         raise ValueError(f"{ENUM_KEYS_OF}: {address!r} is not a mapping")
     return list(node)
@@ -476,10 +488,7 @@ def _schema_at(root: Mapping[str, Any], path: Sequence[Any]) -> Mapping[str, Any
 def _with_definition(root: Mapping[str, Any], node: Mapping[str, Any]) -> Mapping[str, Any]:
     if "$ref" not in node:
         return node
-    definition: Any = root
-    for part in node["$ref"].removeprefix("#/").split("/"):
-        definition = definition[part]
-    return {**_with_definition(root, definition), **node}
+    return {**_with_definition(root, at_pointer(root, node["$ref"].removeprefix("#"))), **node}
 
 
 def _parent_description(problem: Any) -> str | None:
