@@ -39,7 +39,8 @@ for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.yaml")):
 
 #: The targets, and the knowledge-base size at which each is judged (None: any size).
 TARGETS = {
-    "kb check / floor": ("<=", 0.6, 10_000),
+    # 0.6x until the synthetic entries carried what reviewed cards carry: benchmarks/README.md.
+    "kb check / floor": ("<=", 0.7, 10_000),
     "check-jsonschema / kb check": (">=", 15.0, 10_000),
     "kb --help / import click": ("<=", 1.5, None),
 }
