@@ -15,22 +15,13 @@ from typing import Any
 import pytest
 
 from bottleneck_kb.maths.formula import FormulaError, evaluate, parse
+from bottleneck_kb.site.explorer import ASSETS as SHIPPED
 from bottleneck_kb.site.explorer import script
 
 ASSETS = Path(__file__).parents[2] / "tools/bottleneck_kb/site/assets"
-#: The scripts a page loads before an entry's, in its order: the explorer's own read what those
-#: before them define.
-SCRIPTS = (
-    "kb-numbers.js",
-    "kb-formula.js",
-    "kb-explorer-model.js",
-    "kb-explorer-fragment.js",
-    "kb-explorer-elements.js",
-    "kb-explorer-entry-page.js",
-    "kb-explorer-chart.js",
-    "kb-explorer-compare-page.js",
-    "kb-explorer-start.js",
-)
+#: The scripts a page loads before an entry's, in its order (the explorer's list of what it
+#: ships): the explorer's own read what those before them define.
+SCRIPTS = tuple(name for name in SHIPPED.values() if name.endswith(".js"))
 SYMBOLS = ("n", "k", "a")
 FIGURES = ("peak_flops", "memory_bandwidth", "interconnect_bandwidth", "launch_latency")
 DERIVED = (
