@@ -439,10 +439,6 @@ def _clean(message: str) -> str:
     return message if len(message) <= 200 else message[:197] + "..."
 
 
-# The vocabularies, read from the schemas: code never keeps its own list of dtypes, classes,
-# verdicts or expectation keys, so a value added to a schema works in every command.
-
-
 # The publishing and vocabulary parts, one module each (they read the schemas above), named
 # here as before: what other code takes from `schemas` stays where it was.
 from .publish import line_to_schema as line_to_schema  # noqa: E402

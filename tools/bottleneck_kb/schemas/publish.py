@@ -93,5 +93,5 @@ def line_to_schema(relative_path: str, kind: str) -> str:
 @lru_cache(maxsize=1024)
 def _line_from(folder: str, kind: str) -> str:
     # Cached: every entry of a namespace shares its folder, and relpath is slow.
-    target = posixpath.relpath(f"schema/{kind}.schema.json", folder)
+    target = posixpath.relpath(published_path(kind), folder)
     return f"# yaml-language-server: $schema={target}"
