@@ -13,8 +13,9 @@ from ..core.codes import DUPLICATE_ID
 from ..core.diagnostics import Diagnostic
 from ..records.device import Device
 from ..records.entry import Entry
-from .files import HARDWARE, SUFFIX, discover, display_path, entry_paths
-from .read import guarded, read_device, read_entry
+from ..records.model import Model
+from .files import HARDWARE, MODELS, SUFFIX, discover, display_path, entry_paths
+from .read import guarded, read_device, read_entry, read_model
 
 
 @dataclass
@@ -95,6 +96,8 @@ class KnowledgeBase:
     catalog: Catalog
     entries: list[Entry]
     diagnostics: list[Diagnostic]
+    #: The model files of models/ that read (every one, whatever `paths` named).
+    models: list[Model] = field(default_factory=list)
 
     @classmethod
     def load(
@@ -110,7 +113,24 @@ class KnowledgeBase:
             diagnostics.extend(problems)
             if entry is not None:
                 entries.append(entry)
-        return cls(root, catalog, entries, diagnostics)
+        return cls(root, catalog, entries, diagnostics, read_models(root, diagnostics))
 
     def entry(self, entry_id: str) -> Entry | None:
         return next((e for e in self.entries if e.id == entry_id), None)
+
+    def model(self, model_id: str) -> Model | None:
+        return next((m for m in self.models if m.id == model_id), None)
+
+
+def read_models(
+    root: Path, diagnostics: list[Diagnostic], paths: Sequence[Path] | None = None
+) -> list[Model]:
+    """The models of root's models/ (or of `paths`) that read, in a stable order; what stops
+    the others goes to `diagnostics`."""
+    models = []
+    for path in discover(root, MODELS, diagnostics) if paths is None else paths:
+        model, problems = guarded(read_model, path, root)
+        diagnostics.extend(problems)
+        if model is not None:
+            models.append(model)
+    return models

@@ -21,6 +21,13 @@ ENTRIES = "entries"
 HARDWARE = "hardware"
 
 
+MODELS = "models"
+
+
+#: The folders whose files lie flat (a device or model a file, no subfolder is read).
+FLAT = (HARDWARE, MODELS)
+
+
 SUFFIX = ".yaml"
 
 
@@ -81,7 +88,7 @@ def discover(
     found = _walk(
         root,
         Path(root, folder),
-        folder == HARDWARE,
+        folder if folder in FLAT else None,
         [] if diagnostics is None else diagnostics,
         shown_from or root,
     )
@@ -91,7 +98,7 @@ def discover(
 def entry_files(root: Path, diagnostics: list[Diagnostic]) -> list[str]:
     """The files of entries/ that `discover` finds, as text: a check of them all makes each
     file's Path where it reads the file, in the workers, instead of 10,000 at its start."""
-    return _walk(root, Path(root, ENTRIES), False, diagnostics, root)
+    return _walk(root, Path(root, ENTRIES), None, diagnostics, root)
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -105,7 +112,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _walk(
-    root: Path, base: Path, devices: bool, diagnostics: list[Diagnostic], shown_from: Path
+    root: Path, base: Path, flat: str | None, diagnostics: list[Diagnostic], shown_from: Path
 ) -> list[str]:
     if not base.is_dir():
         return []
@@ -131,14 +138,14 @@ def _walk(
         ]
         # Where every file ending in SUFFIX is read (not a hidden folder, nor a subfolder of
         # hardware/), such a file that is not hidden is read: what `_not_read` says of it.
-        readable = not hidden and not (devices and here != base)
+        readable = not hidden and not (flat and here != base)
         for name in files:
             if readable and name.endswith(SUFFIX) and not name.startswith("."):
                 found.append(os.path.join(current, name))  # nearly every file: decided at once
                 continue
             if not _seen_as(name).lower().endswith(_MEANT_AS_DATA):
                 continue
-            why = _not_read(name, hidden, devices and here != base)
+            why = _not_read(name, hidden, flat if here != base else None)
             if why is None:
                 found.append(os.path.join(current, name))
             else:
@@ -166,7 +173,7 @@ def _seen_as(name: str) -> str:
 
 
 def _not_read(
-    name: str, in_hidden_folder: bool, in_subfolder_of_hardware: bool
+    name: str, in_hidden_folder: bool, in_subfolder_of: str | None
 ) -> tuple[str, str | None] | None:
     """Why a file that looks like an entry or a device is not read, and what would make it
     read; None when it is read."""
@@ -179,10 +186,10 @@ def _not_read(
         return "is hidden, and kb does not read hidden files", renamed
     if not name.endswith(SUFFIX):
         return f"is not read: kb reads files ending in {SUFFIX}", renamed
-    if in_subfolder_of_hardware:
+    if in_subfolder_of:
         return (
-            f"is in a subfolder of {HARDWARE}/, which kb does not read",
-            f"move it to {HARDWARE}/{name}",
+            f"is in a subfolder of {in_subfolder_of}/, which kb does not read",
+            f"move it to {in_subfolder_of}/{name}",
         )
     return None
 
@@ -251,12 +258,11 @@ def named_files(
         return every()
     chosen: list[Path] = []
     top = os.path.realpath(root)
-    hardware = Path(top, HARDWARE)
     for path in paths:
         if not existing(root, [path], diagnostics):  # said in the order the paths were given
             continue
         real = Path(os.path.realpath(path))
-        if real.is_relative_to(hardware) and HARDWARE not in folders:
+        if any(real.is_relative_to(Path(top, f)) and f not in folders for f in FLAT):
             continue
         if path.is_dir() and not path.is_symlink():
             if str(real) == top:  # the whole repository
@@ -266,7 +272,8 @@ def named_files(
                 message = _outside_folders(folders)
                 diagnostics.append(error(NOT_READ, display_path(path, root), 1, 1, message))
             else:
-                walked = _walk(root, path, real.is_relative_to(hardware), diagnostics, root)
+                flat = next((f for f in FLAT if real.is_relative_to(Path(top, f))), None)
+                walked = _walk(root, path, flat, diagnostics, root)
                 chosen += map(Path, walked)
         elif (unread := _named_file_unread(root, path, folders)) is not None:
             diagnostics.append(unread)
@@ -293,7 +300,7 @@ def _named_file_unread(root: Path, path: Path, folders: tuple[str, ...]) -> Diag
         if where.is_relative_to(base):
             parts = where.relative_to(base).parts
             hidden = any(part.startswith(".") for part in parts[:-1])
-            why = _not_read(where.name, hidden, folder == HARDWARE and len(parts) > 1)
+            why = _not_read(where.name, hidden, folder if folder in FLAT and len(parts) > 1 else None)
             break
     else:
         why = _outside_folders(folders), None

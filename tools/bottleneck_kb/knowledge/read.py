@@ -12,6 +12,7 @@ from ..core.codes import INTERNAL, PORTABLE_NUMBER, WRONG_TYPE
 from ..core.diagnostics import Diagnostic, error
 from ..records.device import Device, build_device
 from ..records.entry import Entry, build_entry
+from ..records.model import Model, build_model
 from ..source import Document, load, read_file
 from .files import display_path
 
@@ -46,6 +47,13 @@ def read_entry(path: Path, root: Path) -> tuple[Entry | None, list[Diagnostic]]:
     if document is None:
         return None, problems
     return build_entry(document), problems
+
+
+def read_model(path: Path, root: Path) -> tuple[Model | None, list[Diagnostic]]:
+    document, problems = read_document(path, root, schemas.MODEL)
+    if document is None:
+        return None, problems
+    return build_model(document), problems
 
 
 def read_device(

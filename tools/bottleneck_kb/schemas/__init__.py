@@ -23,6 +23,11 @@ from ..source import Document
 
 ENTRY = "entry"
 HARDWARE = "hardware"
+MODEL = "model"
+#: Architecture kinds: package data of kb, checked against their schema, never published.
+KIND = "kind"
+#: The kinds of file a knowledge base holds (and publishes the schemas of).
+FILE_KINDS = (ENTRY, HARDWARE, MODEL)
 
 _TYPE_NAMES = {
     "string": "a string",
