@@ -16,6 +16,8 @@ class CheckResult:
     diagnostics: list[Diagnostic]
     entries: int
     devices: int
+    #: Model files checked.
+    models: int = 0
 
     @property
     def errors(self) -> int:

@@ -22,10 +22,13 @@ from ..core.outputs import committed_outputs
 from ..core.parallel import map_items
 from ..evaluation.cost import evaluation_cost
 from ..evaluation.evaluator import Evaluator
-from ..knowledge.base import Catalog, KnowledgeBase
+from ..composition.cards import recipe_cards
+from ..composition.kinds import kinds
+from ..knowledge.base import Catalog, KnowledgeBase, read_models
 from ..knowledge.files import (
     ENTRIES,
     HARDWARE,
+    MODELS,
     SUFFIX,
     discover,
     display_path,
@@ -37,6 +40,7 @@ from ..knowledge.links import ALIASES, RELATED, entries_naming
 from ..knowledge.read import guarded, read_entry
 from ..records.device import Device
 from ..records.entry import Entry
+from ..records.model import Model
 from ..rules import Context, Rule, Scope, rules_for, rules_in
 from ..rules.identity import Summary, summarize
 from .results import CheckResult
@@ -147,6 +151,13 @@ class Coverage:
     entries: list[Path]
     shown: set[str]
     every_entry: list[Path]
+    #: Whether every model is checked (a device changed: every model is evaluated on every
+    #: device), and the model files named or touched by the change.
+    every_model: bool = False
+    models: tuple[str, ...] = ()
+    #: The ids of the entries the check touched or that are gone: a model whose recipe binds
+    #: one is checked again.
+    entry_ids: frozenset[str] = frozenset()
 
 
 def covering(
@@ -182,7 +193,9 @@ def covering(
     absolute = str(root) == os.path.abspath(root)
     absolute_of = {f: str(f) if absolute else os.path.abspath(f) for f in entries}
     touched = [f for f in entries if named.touches(f, absolute_of[f])]
-    read_by_kb = tuple(os.path.join(os.path.abspath(root), f, "") for f in (ENTRIES, HARDWARE))
+    read_by_kb = tuple(
+        os.path.join(os.path.abspath(root), f, "") for f in (ENTRIES, HARDWARE, MODELS)
+    )
     # The published schemas are read for KB020 alone, as a full run reads them.
     schema_files = [root / schemas.published_path(k) for k in (schemas.ENTRY, schemas.HARDWARE)]
     schema_named = [f for f in schema_files if named.touches(f, os.path.abspath(f))]
@@ -216,10 +229,16 @@ def covering(
     if gone and not device_changed:
         relating = entries_naming(root, entries, entry_ids(gone, root), RELATED)
         files += _new(root, relating, files)
+    models_named = [
+        display_path(f, root)
+        for f in discover(root, MODELS)
+        if named.touches(f, os.path.abspath(f))
+    ]
     shown = {display_path(p, root) for p in (*files, *every)}
     shown |= {display_path(f, root) for f in (*devices_named, *schema_named)}
     shown |= {d.path for d in problems}
-    return Coverage(files, shown, entries), problems
+    ids = entry_ids([*touched, *gone], root)
+    return Coverage(files, shown, entries, device_changed, tuple(models_named), ids), problems
 
 
 class _Named:
@@ -293,6 +312,7 @@ def _check(
 
     checks = EntryChecks.of(catalog, select, published)
     shown: set[str] | None = None  # the files reported on: None for every file
+    coverage: Coverage | None = None
     if paths is None and not changed and not removed:
         every = entry_files(root, diagnostics)
         if not read.own:
@@ -319,6 +339,14 @@ def _check(
         diagnostics.extend(found)
         if summary is not None:
             summaries.append(summary)
+    model_diagnostics: list[Diagnostic] = []
+    every_model = read_models(root, model_diagnostics)
+    models = every_model
+    if shown is not None and coverage is not None:
+        models = _covered_models(every_model, coverage)
+        shown.update(m.path for m in models)
+    diagnostics += model_diagnostics
+    diagnostics += model_findings(root, models, devices, select, every_model)
     # Knowledge-base checks get every entry's id, checked this run or not, for related links.
     diagnostics += _knowledge_base_findings(
         summaries,
@@ -334,6 +362,7 @@ def _check(
         # rule would seem to pass there.
         checked = {s.path for s in summaries}
         checked |= {d.path for d in (*read.devices.values(), *read.duplicates)}
+        checked |= {m.path for m in models}
         after_reading = any(r.scope is not Scope.READ for r in rules_in(select))
         diagnostics = [
             d
@@ -343,7 +372,49 @@ def _check(
         ]
     if shown is not None:
         diagnostics = [d for d in diagnostics if d.path in shown]
-    return CheckResult(sorted_diagnostics(diagnostics), count, len(devices))
+    return CheckResult(sorted_diagnostics(diagnostics), count, len(devices), len(models))
+
+
+def _covered_models(models: list[Model], coverage: Coverage) -> list[Model]:
+    """The models a check of paths covers: those named or changed, every model when a device
+    changed, and those whose recipe binds a card the check touched."""
+    if coverage.every_model:
+        return models
+    named = set(coverage.models)
+    kinds_found = kinds()
+    return [
+        m
+        for m in models
+        if m.path in named
+        or (m.architecture in kinds_found and kinds_found[m.architecture].cards & coverage.entry_ids)
+    ]
+
+
+def model_findings(
+    root: Path,
+    models: Sequence[Model],
+    devices: Mapping[str, Device],
+    select: Selection = None,
+    everyone: Sequence[Model] | None = None,
+) -> list[Diagnostic]:
+    """What the model rules find in `models`, the catalog being `devices` (drafts are looked
+    up among `everyone`, by default `models`)."""
+    rules = rules_for(Scope.MODEL, select)
+    if not models or not rules:
+        return []
+    context = Context(
+        devices,
+        cards=recipe_cards(root),
+        models={m.id: m for m in (models if everyone is None else everyone)},
+    )
+    found: list[Diagnostic] = []
+    for model in models:
+
+        def run(_: Path, __: Path, model: Model = model) -> tuple[None, list[Diagnostic]]:
+            return None, [d for r in rules for d in r.run(model, context)]
+
+        found += guarded(run, Path(model.path), root)[1]
+    return found
 
 
 def _check_covered(

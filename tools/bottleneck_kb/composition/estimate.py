@@ -86,7 +86,7 @@ class Memory:
     kv_bytes_per_token: float
     weights_bytes_per_device: float
     kv_bytes_per_token_per_device: float
-    activation_bytes_per_sequence_per_device: float
+    activation_bytes_per_device: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +118,8 @@ class DeviceEstimate:
     @property
     def footprint_bytes_per_device(self) -> float:
         m = self.memory
-        per_sequence = m.kv_bytes_per_token_per_device * self.context
-        per_sequence += m.activation_bytes_per_sequence_per_device
-        return m.weights_bytes_per_device + self.batch * per_sequence
+        resident = m.weights_bytes_per_device + m.activation_bytes_per_device
+        return resident + self.batch * m.kv_bytes_per_token_per_device * self.context
 
     @property
     def fits(self) -> bool:
@@ -128,11 +127,11 @@ class DeviceEstimate:
 
     @property
     def max_batch(self) -> int:
-        """The largest batch at this context that fits; 0 when the weights alone do not."""
+        """The largest batch at this context that fits beside the weights and one sequence's
+        prefill activations; 0 when those alone do not."""
         m = self.memory
-        room = self.capacity - m.weights_bytes_per_device
+        room = self.capacity - m.weights_bytes_per_device - m.activation_bytes_per_device
         per_sequence = m.kv_bytes_per_token_per_device * self.context
-        per_sequence += m.activation_bytes_per_sequence_per_device
         if room <= 0 or per_sequence <= 0:
             return 0
         return min(int(room // per_sequence), 10**12)
@@ -256,7 +255,7 @@ def memory(model: Model, kind: Kind, deployment: Deployment) -> Memory:
         formula.evaluate(kind.kv_values_per_token, env) * bits["kv_bits"],
         formula.evaluate(kind.parameters_per_device, env) * bits["weight_bits"],
         formula.evaluate(kind.kv_values_per_token_per_device, env) * bits["kv_bits"],
-        formula.evaluate(kind.activation_values_per_sequence_per_device, env)
+        formula.evaluate(kind.activation_values_per_device, env)
         * bits["activation_bits"],
     )
 

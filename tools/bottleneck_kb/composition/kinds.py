@@ -56,7 +56,7 @@ class Kind:
     parameters_per_device: formula.Formula
     kv_values_per_token: formula.Formula
     kv_values_per_token_per_device: formula.Formula
-    activation_values_per_sequence_per_device: formula.Formula
+    activation_values_per_device: formula.Formula
     rows: tuple[Row, ...]
     source: Document
 
@@ -154,7 +154,7 @@ def _build(document: Document) -> Kind:
             for key in (
                 "kv_values_per_token",
                 "kv_values_per_token_per_device",
-                "activation_values_per_sequence_per_device",
+                "activation_values_per_device",
             )
         ),
         tuple(rows),

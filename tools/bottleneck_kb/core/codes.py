@@ -4,7 +4,8 @@ because the layers below the rules emit codes too (reading YAML, the schema, the
 take their codes from here, as the rules do, and none takes another layer's.
 
 Families: KB0xx reading YAML, KB1xx schema, KB2xx cross-references and sources, KB3xx hardware
-catalog, KB4xx formulas and roofline, KB5xx what pages show.
+catalog, KB4xx formulas and roofline, KB5xx what pages show, KB6xx models and the recipes that
+compose them.
 """
 
 #: The codes the layers below the rules emit while reading and evaluating.
@@ -104,6 +105,15 @@ KB501  no-raw-html                  markup
 KB502  no-images                    markup
 KB503  link-scheme                  markup
 KB504  text-budget                  markup
+KB601  model-id-matches-file        models
+KB602  model-fields                 models
+KB603  parameter-count-agrees       models
+KB604  model-sources                models
+KB605  model-deployments            models
+KB606  recipe-cards                 models
+KB607  recipe-in-range              models
+KB608  model-evaluates              models
+KB609  draft-models                 models
 """
 
 

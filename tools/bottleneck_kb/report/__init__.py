@@ -14,9 +14,15 @@ from typing import Any
 CHECK = "check"
 EVALUATION = "eval"
 HARDWARE = "hardware"
+ESTIMATE = "estimate"
 
 Reporter = Callable[[Any], str]
-REPORTERS: dict[str, dict[str, Reporter]] = {CHECK: {}, EVALUATION: {}, HARDWARE: {}}
+REPORTERS: dict[str, dict[str, Reporter]] = {
+    CHECK: {},
+    EVALUATION: {},
+    HARDWARE: {},
+    ESTIMATE: {},
+}
 
 
 def reporter(kind: str, name: str) -> Callable[[Reporter], Reporter]:
@@ -54,4 +60,4 @@ def aligned_columns(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 # Importing a reporter module registers its formats.
-from . import check, evaluation, hardware  # noqa: E402, F401
+from . import check, estimate, evaluation, hardware  # noqa: E402, F401

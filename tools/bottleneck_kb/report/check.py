@@ -13,7 +13,10 @@ from . import CHECK, reporter
 def summary(result: CheckResult) -> str:
     entries = "entry" if result.entries == 1 else "entries"
     devices = "device" if result.devices == 1 else "devices"
-    checked = f"{result.entries} {entries} against {result.devices} {devices}"
+    checked = f"{result.entries} {entries}"
+    if result.models:
+        checked += f" and {result.models} model{'s' * (result.models != 1)}"
+    checked += f" against {result.devices} {devices}"
     if result.entries and not result.devices:
         checked += " (no claim was evaluated)"
     if not result.diagnostics:
@@ -60,6 +63,7 @@ def json_report(result: CheckResult) -> str:
             "errors": result.errors,
             "warnings": result.warnings,
             "entries": result.entries,
+            "models": result.models,
             "devices": result.devices,
             "text": summary(result),
         },

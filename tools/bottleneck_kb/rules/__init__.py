@@ -66,12 +66,14 @@ if TYPE_CHECKING:
     from ..evaluation.evaluator import Evaluator
     from ..evaluation.formulas import Formulas
     from ..records.device import Device
+    from ..records.model import Model
 
 
 class Scope(Enum):
     READ = "read"
     ENTRY = "entry"
     DEVICE = "device"
+    MODEL = "model"
     KNOWLEDGE_BASE = "knowledge base"
 
 
@@ -252,6 +254,11 @@ class Context:
     #: For knowledge-base checks: the kinds whose schema is missing from a schema/ folder
     #: that publishes the other kind's (schemas.unpublished).
     unpublished_schemas: frozenset[str] = frozenset()
+    #: For model checks: the cards the architecture kinds' recipes bind, ready to evaluate, by
+    #: id (those of entries/ that read and parse).
+    cards: Mapping[str, Evaluator] = field(default_factory=dict)
+    #: For model checks: every model of models/ that reads, by id (a model's drafts).
+    models: Mapping[str, Model] = field(default_factory=dict)
 
     @property
     def formulas(self) -> Formulas | None:

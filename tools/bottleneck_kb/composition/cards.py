@@ -1,0 +1,39 @@
+"""The cards the architecture kinds' recipes bind, read from a knowledge base and ready to
+evaluate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..evaluation.evaluator import Evaluator
+from ..knowledge.files import ENTRIES, SUFFIX
+from ..knowledge.read import guarded, read_entry
+from ..records.entry import Entry
+from .kinds import kinds
+
+
+def recipe_card_ids() -> frozenset[str]:
+    """Every card some kind's recipe binds."""
+    return frozenset(c for kind in kinds().values() for c in kind.cards)
+
+
+def recipe_cards(root: Path, read: list[Entry] | None = None) -> dict[str, Evaluator]:
+    """The cards the recipes bind, by id, from `read` (entries already read) or root's
+    entries/: those that read and parse (what stops the others is the entry rules' to say)."""
+    wanted = recipe_card_ids()
+    found: dict[str, Entry] = {}
+    if read is not None:
+        found = {e.id: e for e in read if e.id in wanted}
+    else:
+        for card_id in sorted(wanted):
+            path = root / ENTRIES / f"{card_id}{SUFFIX}"
+            if path.is_file():
+                entry, _ = guarded(read_entry, path, root)
+                if entry is not None and entry.id == card_id:
+                    found[card_id] = entry
+    cards = {}
+    for card_id, entry in found.items():
+        evaluator, _ = Evaluator.parse(entry)
+        if evaluator is not None:
+            cards[card_id] = evaluator
+    return cards
