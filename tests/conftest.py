@@ -17,7 +17,7 @@ import pytest
 
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.rules import Rule, Scope
-from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
+from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, MINIMAL_MODEL, patched
 
 from .browser import Browser, launch_chromium, serve
 
@@ -218,11 +218,21 @@ def example_files(rule: Rule, example: str) -> list[ExampleFile]:
                 committed = True
             else:
                 encoding = value
-        device = (path or "").startswith("hardware/") or rule.scope is Scope.DEVICE
+        device = (path or "").startswith("hardware/") or (
+            path is None and rule.scope is Scope.DEVICE
+        )
+        model = (path or "").startswith("models/") or (path is None and rule.scope is Scope.MODEL)
         text = "\n".join(lines) + "\n" if lines else ""  # an empty file stays empty
         if rule.module not in RAW_MODULES:
-            text = patched(MINIMAL_DEVICE if device else MINIMAL_ENTRY, text)
-        default = "hardware/fixture-device.yaml" if device else MINIMAL_PATH
+            base = MINIMAL_MODEL if model else MINIMAL_DEVICE if device else MINIMAL_ENTRY
+            text = patched(base, text)
+        default = (
+            "models/fixture-model.yaml"
+            if model
+            else "hardware/fixture-device.yaml"
+            if device
+            else MINIMAL_PATH
+        )
         data = text.encode(encoding)
         files.append(ExampleFile(path or default, data, target or None, committed))
     return files
@@ -233,6 +243,12 @@ def write_example(root: Path, rule: Rule, example: str) -> list[str]:
     its minimal entry. Returns the paths written, relative to `root`."""
     (root / MINIMAL_PATH).unlink()
     files = example_files(rule, example)
+    if any(f.path.startswith("models/") for f in files):
+        # A model's recipe binds real cards: its examples run in a copy of the repository's
+        # knowledge base (cards and catalog) instead of the fixture one.
+        for folder in ("entries", "hardware"):
+            shutil.rmtree(root / folder, ignore_errors=True)
+        copy_repository(root)
     for written in files:
         file = root / written.path
         file.parent.mkdir(parents=True, exist_ok=True)

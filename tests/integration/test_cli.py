@@ -436,7 +436,7 @@ def test_a_schema_missing_beside_the_other_is_said(kb_root: Path) -> None:
         1,
         [
             "schema/entry.schema.json:1:1: KB020 warning: is missing from schema/, which "
-            "publishes the other schema: the first lines that point editors here point at "
+            "publishes the others: the first lines that point editors here point at "
             "nothing",
             "    hint: write it, from the knowledge base's root: kb schema entry > "
             "schema/entry.schema.json",

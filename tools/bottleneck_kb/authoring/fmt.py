@@ -35,7 +35,7 @@ from .. import schemas
 from ..core.codes import INTERNAL, SYNTAX
 from ..core.diagnostics import Diagnostic, error, one_line, sorted_diagnostics
 from ..core.parallel import map_items
-from ..knowledge.files import ENTRIES, HARDWARE, display_path, named_files
+from ..knowledge.files import ENTRIES, HARDWARE, MODELS, display_path, named_files
 from ..knowledge.read import guarded
 from ..source import load, read_file
 from ..source.positions import line_col
@@ -104,11 +104,11 @@ PARALLEL_THRESHOLD = 8
 def format_paths(
     root: Path, paths: Sequence[Path] | None = None, jobs: int | None = None
 ) -> FormatRun:
-    """Canonical forms of every entry and device below `root`, or of the given paths
+    """Canonical forms of every entry, device and model below `root`, or of the given paths
     (folders expanded), in `jobs` processes (by default one a core, for more than a few
     files). Nothing is written."""
     run = FormatRun()
-    files = named_files(root, paths, run.diagnostics, (ENTRIES, HARDWARE))
+    files = named_files(root, paths, run.diagnostics, (ENTRIES, HARDWARE, MODELS))
     for formatted, problems in map_items(
         lambda path: guarded(format_file, path, root), files, jobs, PARALLEL_THRESHOLD, 4
     ):
@@ -121,9 +121,14 @@ def format_paths(
 
 
 def kind_of(path: Path, root: Path) -> str:
-    """A file below root/hardware is a device; any other is an entry (as `kb check` reads)."""
-    hardware = (root / HARDWARE).absolute()
-    return schemas.HARDWARE if path.absolute().is_relative_to(hardware) else schemas.ENTRY
+    """A file below root/hardware is a device, one below root/models a model; any other is an
+    entry (as `kb check` reads)."""
+    where = path.absolute()
+    if where.is_relative_to((root / HARDWARE).absolute()):
+        return schemas.HARDWARE
+    if where.is_relative_to((root / MODELS).absolute()):
+        return schemas.MODEL
+    return schemas.ENTRY
 
 
 def format_file(path: Path, root: Path) -> tuple[Formatted | None, list[Diagnostic]]:

@@ -20,13 +20,13 @@ from .. import schemas
 from ..core.errors import KBError
 from ..core.files import written_beside
 from ..core.text import suggest
-from ..knowledge.files import ENTRIES, HARDWARE, SUFFIX, display_path
+from ..knowledge.files import ENTRIES, HARDWARE, MODELS, SUFFIX, display_path
 from ..rules.placeholders import PLACEHOLDER
 from .fmt import format_text
 from .folding import WIDTH
 from .key_order import branches, child, item_schema, property_names
 
-FOLDERS = {schemas.ENTRY: ENTRIES, schemas.HARDWARE: HARDWARE}
+FOLDERS = {schemas.ENTRY: ENTRIES, schemas.HARDWARE: HARDWARE, schemas.MODEL: MODELS}
 
 
 class ScaffoldError(KBError):

@@ -354,7 +354,7 @@ def _check(
         ids,
         select,
         schemas.stale(root, published),
-        schemas.unpublished(published),
+        schemas.unpublished(published, (root / MODELS).is_dir()),
     )
     if select is not None:
         # A selected rule that runs on what was read never ran on a file that could not be
@@ -404,6 +404,7 @@ def model_findings(
         return []
     context = Context(
         devices,
+        published=schemas.published(root),
         cards=recipe_cards(root),
         models={m.id: m for m in (models if everyone is None else everyone)},
     )
@@ -466,7 +467,7 @@ def check_read(
         files = entry_files(kb.root, [])  # a walk of the folders: no file is read again
         ids = entry_ids(files, kb.root)
         stale = schemas.stale(kb.root, published)
-        missing = schemas.unpublished(published)
+        missing = schemas.unpublished(published, (kb.root / MODELS).is_dir())
         diagnostics += _knowledge_base_findings(
             summaries, catalog.devices, ids, None, stale, missing
         )

@@ -25,17 +25,19 @@ CHECK, EVALUATION, HARDWARE, ESTIMATE = "check", "eval", "hardware", "estimate"
 
 
 def is_root(folder: Path) -> bool:
-    return (folder / "entries").is_dir() or (folder / "hardware").is_dir()
+    return any((folder / name).is_dir() for name in ("entries", "hardware", "models"))
 
 
 def root_folder(given: Path | None, paths: tuple[Path, ...] = ()) -> Path:
     """The knowledge base to work on: `given`, or the nearest folder at or above the current
-    one holding entries/ or hardware/, or else at or above the first of the `paths` named (as
+    one holding entries/, hardware/ or models/, or else at or above the first of the `paths` named (as
     pre-commit names them from the top of a repository that keeps its knowledge base in a
     subfolder). Anywhere else is a usage error, not an empty pass."""
     if given is not None:
         if not is_root(given):
-            raise click.BadParameter(f"{given} has no entries/ or hardware/", param_hint="--root")
+            raise click.BadParameter(
+                f"{given} has no entries/, hardware/ or models/", param_hint="--root"
+            )
         return given
     start = Path.cwd()
     named = [Path(os.path.abspath(paths[0]))] if paths else []
@@ -43,7 +45,7 @@ def root_folder(given: Path | None, paths: tuple[Path, ...] = ()) -> Path:
         if is_root(folder):
             return folder
     raise click.UsageError(
-        f"no knowledge base at or above {start} (a folder with entries/ or hardware/); "
+        f"no knowledge base at or above {start} (a folder with entries/, hardware/ or models/); "
         "run kb inside one or pass --root (kb new --root DIR starts one)"
     )
 

@@ -13,11 +13,12 @@ if TYPE_CHECKING:
 @click.command("schema")
 @click.argument("kind", metavar="KIND")
 def schema_command(kind: str) -> None:
-    """Print the JSON Schema kb checks files of KIND (entry or hardware) with, to publish in a
-    knowledge base's schema/ folder for editors: kb schema entry > schema/entry.schema.json.
+    """Print the JSON Schema kb checks files of KIND (entry, hardware or model) with, to
+    publish in a knowledge base's schema/ folder for editors: kb schema entry >
+    schema/entry.schema.json.
     """
-    from ..schemas import ENTRY, HARDWARE, schema_text
+    from ..schemas import FILE_KINDS, schema_text
 
-    if kind not in (ENTRY, HARDWARE):
-        raise click.BadParameter(f"'{kind}' is not {ENTRY} or {HARDWARE}", param_hint="KIND")
+    if kind not in FILE_KINDS:
+        raise click.BadParameter(f"'{kind}' is not {', '.join(FILE_KINDS[:-1])} or {FILE_KINDS[-1]}", param_hint="KIND")
     click.echo(schema_text(kind), nl=False)

@@ -29,7 +29,7 @@ class ModelError(KBError):
 def kind_of(model: Model) -> Kind:
     found = kinds().get(model.architecture)
     if found is None:
-        raise ModelError(f"{model.id}: no architecture kind '{model.architecture}'")
+        raise ModelError(f"no architecture kind '{model.architecture}'")
     return found
 
 
@@ -47,12 +47,12 @@ def field_values(model: Model, kind: Kind) -> dict[str, float]:
             elif isinstance(raw, int | float):
                 values[item.name] = float(raw)
             else:
-                raise ModelError(f"{model.id}: config {name} is not a number, which {item.name} needs")
+                raise ModelError(f"config {name} is not a number, which {item.name} needs")
         elif item.fallback is not None:
             values[item.name] = formula.evaluate(item.fallback, values)
         else:
             raise ModelError(
-                f"{model.id}: the config gives none of {', '.join(item.names)}, which "
+                f"the config gives none of {', '.join(item.names)}, which "
                 f"{item.name} needs"
             )
     return values
@@ -228,7 +228,7 @@ def bound_rows(
             continue
         evaluator = cards.get(row.card)
         if evaluator is None:
-            raise ModelError(f"{model.id}: no card {row.card} (row {row.label}); run kb check")
+            raise ModelError(f"no card {row.card} (row {row.label}); run kb check")
         overrides = {
             symbol: _evaluated(f, env, model, row, symbol) for symbol, f in row.bindings.items()
         }
@@ -243,7 +243,7 @@ def _evaluated(
     try:
         return formula.evaluate(parsed, env)
     except formula.FormulaError as exc:
-        raise ModelError(f"{model.id}: {row.phase} row {row.label}, {what}: {exc.message}") from None
+        raise ModelError(f"{row.phase} row {row.label}, {what}: {exc.message}") from None
 
 
 def memory(model: Model, kind: Kind, deployment: Deployment) -> Memory:

@@ -58,6 +58,7 @@ KB018  device-schema-line           schema_line
 KB019  not-read                     kb
 KB020  published-schema-current     schema_line
 KB021  build-output-committed       outputs
+KB022  model-schema-line            schema_line
 KB101  missing-key                  schemas
 KB102  unknown-key                  schemas
 KB103  not-allowed                  schemas

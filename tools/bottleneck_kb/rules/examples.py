@@ -1,4 +1,4 @@
-"""The minimal valid entry and device that rule examples and one-rule fixtures patch.
+"""The minimal valid entry, device and model that rule examples and one-rule fixtures patch.
 
 One copy of each: a key the schema starts to require is added here once, and every example
 and fixture that patches these documents carries it.
@@ -60,6 +60,37 @@ sources:
     publisher: Nobody
     kind: vendor
     read: "2026-11-29"
+"""
+
+#: The smallest model every rule passes, against the repository's cards and catalog (a model's
+#: recipe binds real cards): Llama 3 8B's config, offered at tp 1 only.
+MINIMAL_MODEL = """\
+id: fixture-model
+title: Fixture model
+publisher: Nobody
+architecture: dense-decoder
+config:
+  hidden_size: 4096
+  intermediate_size: 14336
+  num_hidden_layers: 32
+  num_attention_heads: 32
+  num_key_value_heads: 8
+  vocab_size: 128256
+  tie_word_embeddings: false
+config_source: hf-config
+parameters: {value: 8.03e+9, tolerance: 0.01, source: hf-config}
+typical: {batch: 1, context: 4096}
+offered:
+  batch: [1, 64]
+  prompt: [16, 8192]
+  context: [128, 8192]
+sources:
+  - id: hf-config
+    title: Fixture model config.json
+    url: https://example.com/fixture-model/config.json
+    publisher: Nobody
+    kind: vendor
+    read: "2026-12-02"
 """
 
 

@@ -144,19 +144,29 @@ def parameter_count_agrees(model: Model, context: Context) -> Iterable[Diagnosti
         return
     try:
         implied = implied_parameters(model, kind)
-    except (ModelError, FormulaError):
+    except ModelError:
         return  # the fields rule says why
+    except FormulaError as exc:
+        yield model.at("parameters", "value").error(
+            PARAMETER_COUNT, f"the count the config implies cannot be worked out: {exc.message}"
+        )
+        return
     published = model.parameters.value
     off = abs(implied - published) / published
     if not off <= model.parameters.tolerance:
         yield model.at("parameters", "value").error(
             PARAMETER_COUNT,
-            f"the config implies {exact_number(implied)} parameters, {off:.2%} from the "
-            f"published {exact_number(published)} (tolerance "
+            f"the config implies {_count(implied)} parameters, {off:.2%} from the "
+            f"published {_count(published)} (tolerance "
             f"{model.parameters.tolerance:.2%})",
             "check the config against the publisher's config.json, or say in "
             "parameters.note why the counts differ and widen the tolerance",
         )
+
+
+def _count(value: float) -> str:
+    """A count as people read it: 8,030,261,248."""
+    return f"{value:,.0f}" if abs(value) < 1e18 else f"{value:.3g}"
 
 
 def implied_parameters(model: Model, kind: Kind) -> float:
@@ -258,9 +268,13 @@ def recipe_cards(model: Model, context: Context) -> Iterable[Diagnostic]:
     Restore the card, or give the symbol its old name.
     ## Fails
     ```yaml
-    architecture: moe-decoder
+    # file: entries/gemm/lm-head.yaml
+    id: gemm/lm-head
+    ---
+    # file: models/fixture-model.yaml
+    title: Fixture model
     ```
-    (The fixture knowledge base holds the dense decoder's cards, not the router's.)
+    (The LM head's card has lost the symbols the recipe binds.)
     ## Passes
     ```yaml
     architecture: dense-decoder
@@ -334,7 +348,16 @@ def recipe_in_range(model: Model, context: Context) -> Iterable[Diagnostic]:
     for degrees, box in boxes:
         for row in rows:
             count = intervals.bounds(row.count, box)
-            if count is not None and count[1] < 1e-6:
+            if count is None:
+                if (row.phase, row.index, "count") not in said:
+                    said.add((row.phase, row.index, "count"))
+                    yield model.at("architecture").error(
+                        RECIPE_RANGES,
+                        f"{model.id}, {row.phase} row {row.label} ({row.card}): its count "
+                        f"{row.count.text} cannot be shown finite at {_described(degrees)}",
+                    )
+                continue
+            if count[1] < 1e-6:
                 continue  # left out at these degrees
             entry = context.cards[row.card].entry
             ranges = {s.symbol: s.range for s in entry.scales_with}
@@ -418,10 +441,10 @@ def model_evaluates(model: Model, context: Context) -> Iterable[Diagnostic]:
     Follow the message: a device figure the recipe needs, a typical degree no device offers.
     ## Fails
     ```yaml
-    typical: {tp: 16}
-    offered: {tp: [16]}
+    config:
+      num_hidden_layers: 1.0e+308
     ```
-    (The fixture devices have scale-up domains of 8.)
+    (Twice that many norms is past the largest number.)
     ## Passes
     ```yaml
     typical: {tp: 1}

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Iterator
 from ..core.diagnostics import Diagnostic, Severity
 from ..records.device import Device
 from ..records.entry import Entry
-from ..schemas import ENTRY, HARDWARE, line_to_schema, published_path
+from ..records.model import Model
+from ..schemas import ENTRY, HARDWARE, MODEL, line_to_schema, published_path
 from ..source import Document
 from . import Context, Scope, rule
 from .identity import Summary
@@ -20,6 +21,7 @@ from .identity import Summary
 ENTRY_SCHEMA_LINE = "KB016"
 DEVICE_SCHEMA_LINE = "KB018"
 STALE_SCHEMA = "KB020"
+MODEL_SCHEMA_LINE = "KB022"
 
 
 def _report(code: str, document: Document, kind: str, context: Context) -> Iterator[Diagnostic]:
@@ -102,6 +104,35 @@ def device_schema_line(device: Device, context: Context) -> Iterable[Diagnostic]
     return _report(DEVICE_SCHEMA_LINE, device.source, HARDWARE, context)
 
 
+@rule(MODEL_SCHEMA_LINE, "model-schema-line", Scope.MODEL, Severity.WARNING)
+def model_schema_line(model: Model, context: Context) -> Iterable[Diagnostic]:
+    """A model's first line names its schema, for editors' completion and hover help.
+
+    ## What it checks
+    In a knowledge base that publishes its schemas in `schema/`, that a model's first line
+    is exactly `# yaml-language-server: $schema=../schema/model.schema.json`.
+    ## Why it matters
+    Editors read the line to complete and explain a model's deployment parameters and its
+    sources as they are typed.
+    ## How to fix
+    Run `kb fmt` on the file: it writes the line. `kb new --model` starts every model with
+    it.
+    ## Fails
+    ```yaml
+    # file: schema/model.schema.json
+    ---
+    # file: models/fixture-model.yaml
+    title: Fixture model
+    ```
+    ## Passes
+    ```yaml
+    title: Fixture model
+    ```
+    (No `schema/` folder: no line is asked for.)
+    """
+    return _report(MODEL_SCHEMA_LINE, model.source, MODEL, context)
+
+
 @rule(STALE_SCHEMA, "published-schema-current", Scope.KNOWLEDGE_BASE, Severity.WARNING)
 def published_schema_current(_: list[Summary], context: Context) -> Iterable[Diagnostic]:
     """The schemas a knowledge base publishes for editors are the ones kb checks with.
@@ -110,15 +141,17 @@ def published_schema_current(_: list[Summary], context: Context) -> Iterable[Dia
     That each schema in `schema/` holds the same JSON as the schema the installed `kb` ships
     and checks with; where one does not, the warning points where its text first departs
     from what `kb schema` writes. And that a `schema/` folder publishing one kind's schema
-    publishes the other's too: the first lines `kb new` and `kb fmt` wrote point there.
+    publishes the others too (the model schema where there is a `models/` folder): the first
+    lines `kb new` and `kb fmt` wrote point there.
     ## Why it matters
     Editors complete, explain and underline what is typed by the schemas in `schema/`. A copy
     from another version of `kb` (another repository that copied them once, then upgraded
     `kb`) offers keys and values that `kb check` refuses, and misses those it added.
     ## How to fix
     Write the schema again from the installed `kb`:
-    `kb schema entry > schema/entry.schema.json`, and
-    `kb schema hardware > schema/hardware.schema.json`.
+    `kb schema entry > schema/entry.schema.json`,
+    `kb schema hardware > schema/hardware.schema.json` and
+    `kb schema model > schema/model.schema.json`.
     ## Fails
     ```yaml
     # file: schema/entry.schema.json
@@ -150,7 +183,7 @@ def published_schema_current(_: list[Summary], context: Context) -> Iterable[Dia
             published_path(kind),
             1,
             1,
-            "is missing from schema/, which publishes the other schema: the first lines that "
+            "is missing from schema/, which publishes the others: the first lines that "
             "point editors here point at nothing",
             f"write it, from the knowledge base's root: kb schema {kind} > {published_path(kind)}",
         )

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..source import read_file
-from . import ENTRY, HARDWARE, published_text, schema
+from . import ENTRY, FILE_KINDS, HARDWARE, MODEL, published_text, schema
 
 
 def schema_line(root: Path, relative_path: str, kind: str) -> str | None:
@@ -27,14 +27,17 @@ def schema_line(root: Path, relative_path: str, kind: str) -> str | None:
 
 def published(root: Path) -> frozenset[str]:
     """The kinds whose schema the knowledge base at `root` publishes in its schema/ folder."""
-    return frozenset(k for k in (ENTRY, HARDWARE) if (root / published_path(k)).is_file())
+    return frozenset(k for k in FILE_KINDS if (root / published_path(k)).is_file())
 
 
-def unpublished(found: frozenset[str]) -> frozenset[str]:
-    """The kinds whose schema is missing from a schema/ folder that publishes the other
-    kind's (`found`: what `published` found there): the files' first lines still point
-    editors there (`kb new` and `kb fmt` wrote them when it was published), at nothing."""
-    return frozenset({ENTRY, HARDWARE} - found) if found else frozenset()
+def unpublished(found: frozenset[str], models: bool = False) -> frozenset[str]:
+    """The kinds whose schema is missing from a schema/ folder that publishes another kind's
+    (`found`: what `published` found there): the files' first lines still point editors
+    there (`kb new` and `kb fmt` wrote them when it was published), at nothing. The model
+    schema is asked for only of a knowledge base with a models/ folder (`models`): one
+    published before kb read models need not publish it."""
+    expected = {ENTRY, HARDWARE} | ({MODEL} if models else set())
+    return frozenset(expected - found) if found else frozenset()
 
 
 def published_path(kind: str) -> str:
