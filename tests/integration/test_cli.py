@@ -492,7 +492,7 @@ def test_kb_schema_prints_what_a_knowledge_base_publishes_for_editors(kb_root: P
     unknown = run("schema", "export")
     assert (unknown.exit_code, unknown.stderr.splitlines()[-1]) == (
         2,
-        "Error: Invalid value for KIND: 'export' is not entry or hardware",
+        "Error: Invalid value for KIND: 'export' is not entry, hardware or model",
     )
 
 
@@ -532,7 +532,7 @@ def test_every_rule_is_explained_in_a_readable_length() -> None:
 def test_outside_a_knowledge_base_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["check", "--root", str(tmp_path)])
     assert result.exit_code == 2
-    assert "has no entries/ or hardware/" in result.output
+    assert "has no entries/, hardware/ or models/" in result.output
 
 
 def test_the_root_is_found_from_the_current_folder_upwards(

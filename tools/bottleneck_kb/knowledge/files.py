@@ -286,7 +286,9 @@ def named_files(
 
 
 def _outside_folders(folders: tuple[str, ...]) -> str:
-    return f"is not read: kb reads the files in {' or '.join(f'{f}/' for f in folders)}"
+    named = [f"{f}/" for f in folders]
+    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+    return f"is not read: kb reads the files in {listed}"
 
 
 def _named_file_unread(root: Path, path: Path, folders: tuple[str, ...]) -> Diagnostic | None:
