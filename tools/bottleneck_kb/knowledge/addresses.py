@@ -15,8 +15,17 @@ DEVICES = "devices/index.md"
 COMPARE = "compare.md"
 SCHEMA_REFERENCE = "reference/schema.md"
 RULES = "reference/rules.md"
+MODELS_INDEX = "models/index.md"
 #: The pages made once for the whole knowledge base.
-FIXED_PAGES = (ENTRIES_BY_CLASS, ENTRIES_BY_BOUND, DEVICES, COMPARE, SCHEMA_REFERENCE, RULES)
+FIXED_PAGES = (
+    ENTRIES_BY_CLASS,
+    ENTRIES_BY_BOUND,
+    DEVICES,
+    COMPARE,
+    SCHEMA_REFERENCE,
+    RULES,
+    MODELS_INDEX,
+)
 
 
 def entry_page(entry_id: str) -> str:
@@ -26,6 +35,10 @@ def entry_page(entry_id: str) -> str:
 
 def device_page(device_id: str) -> str:
     return f"devices/{device_id}.md"
+
+
+def model_page(model_id: str) -> str:
+    return f"models/{model_id}.md"
 
 
 def rule_page(code: str) -> str:

@@ -249,3 +249,93 @@ def roofline_chart(
             f"<title>{text(dot.label)}</title></circle></a>"
         )
     return canvas.svg()
+
+
+@dataclass(frozen=True)
+class Series:
+    """One device's decode time a token at each batch it holds, and the largest it holds."""
+
+    label: str
+    points: Sequence[tuple[float, float]]
+    max_batch: int
+
+
+def batch_chart(title: str, series: Sequence[Series]) -> str:
+    """Decode time a token against batch, one line a device, each ending where its memory
+    runs out (the capacity limit, marked with a bar)."""
+    drawn = [s for s in series if s.points]
+    xs = [x for s in drawn for x, _ in s.points]
+    ys = [y for s in drawn for _, y in s.points]
+    x = axis("batch (sequences)", xs or [1.0, 2.0])
+    y = axis("decode time a token (s)", ys or [1.0, 2.0])
+    canvas = _Canvas(x, y, "", "s", title)
+    add = canvas.parts.append
+    for index, item in enumerate(drawn):
+        klass = f"kb-series-{index % 6}"
+        path = " ".join(f"{canvas.px(a):.1f},{canvas.py(b):.1f}" for a, b in item.points)
+        last_x, last_y = item.points[-1]
+        limit = ""
+        if item.max_batch and last_x >= item.max_batch:
+            cx, cy = canvas.px(last_x), canvas.py(last_y)
+            limit = (
+                f'<line class="kb-capacity" x1="{cx:.1f}" y1="{cy - 8:.1f}" x2="{cx:.1f}" '
+                f'y2="{cy + 8:.1f}"><title>{text(item.label)}: memory full past batch '
+                f"{item.max_batch:,}</title></line>"
+            )
+        add(
+            f'<g class="kb-batch-line {klass}"><polyline class="kb-curve" points="{path}">'
+            f"<title>{text(item.label)}</title></polyline>{limit}</g>"
+        )
+    return canvas.svg()
+
+
+@dataclass(frozen=True)
+class Segment:
+    label: str
+    href: str
+    seconds: float
+
+
+def stacked_bar(title: str, bars: Sequence[tuple[str, Sequence[Segment]]]) -> str:
+    """One horizontal bar a device, its segments the recipe's rows (each linking to its
+    card), on a shared linear time axis."""
+    totals = [sum(s.seconds for s in segments) for _, segments in bars]
+    x = axis("time (s)", [0.0, max(totals or [1.0])], log_if_decades=False)
+    height = TOP + BOTTOM + 22 * max(1, len(bars))
+    parts = [
+        f'<svg class="kb-chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{text(title)}</title>'
+    ]
+    right = WIDTH - RIGHT
+
+    def px(value: float) -> float:
+        return x.position(value, LEFT + 60, right)
+
+    for row, (label, segments) in enumerate(bars):
+        top = TOP + 22 * row
+        parts.append(
+            f'<text x="{LEFT + 56}" y="{top + 14}" text-anchor="end">{text(label)}</text>'
+        )
+        start = 0.0
+        for index, segment in enumerate(segments):
+            left, end = px(start), px(start + segment.seconds)
+            start += segment.seconds
+            parts.append(
+                f'<a href="{text(segment.href)}"><rect class="kb-series-{index % 6}" '
+                f'x="{left:.1f}" y="{top}" width="{max(end - left, 0.0):.1f}" height="16">'
+                f"<title>{text(segment.label)}: {text(format_quantity(segment.seconds, 's'))}"
+                "</title></rect></a>"
+            )
+    bottom = TOP + 22 * max(1, len(bars))
+    parts.append(f'<g class="kb-axis"><line x1="{LEFT + 60}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
+    for tick in x.ticks():
+        parts.append(
+            f'<text x="{px(tick):.1f}" y="{bottom + 16}" text-anchor="middle">'
+            f"{text(_tick_label(tick, 's'))}</text>"
+        )
+    parts.append("</g></svg>")
+    return (
+        f'<div class="kb-chart-box" tabindex="0" role="group" aria-label="{text(title)} chart">'
+        + "".join(parts)
+        + "</div>"
+    )

@@ -14,11 +14,11 @@ from .. import __version__
 from ..records.device import Device
 from ..records.entry import Entry, Symbol
 from ..report.evaluation import evaluation_data
-from .view import EntryView, ridge_points
+from .view import EntryView, ModelView, ridge_points
 
 KIND = "export"
 #: Raised when the export's shape changes incompatibly.
-FORMAT = 1
+FORMAT = 2
 
 
 @cache
@@ -115,9 +115,12 @@ def _device(device: Device) -> dict[str, Any]:
 
 
 def knowledge_base(
-    entries: Sequence[Entry], devices: Sequence[Device], views: Mapping[str, EntryView]
+    entries: Sequence[Entry],
+    devices: Sequence[Device],
+    views: Mapping[str, EntryView],
+    models: Mapping[str, ModelView] | None = None,
 ) -> dict[str, Any]:
-    """The export document; `views` holds every entry's view by id."""
+    """The export document; `views` holds every entry's view by id, `models` every model's."""
     linking = related_from(entries)
     return {
         "format": FORMAT,
@@ -131,4 +134,23 @@ def knowledge_base(
             for e in entries
         ],
         "devices": [_device(d) for d in devices],
+        "models": [_model(v) for _, v in sorted((models or {}).items())],
+    }
+
+
+def _model(view: ModelView) -> dict[str, Any]:
+    """A model: what its file says, and its estimate at the typical deployment as
+    `kb estimate --format json` prints it."""
+    model = view.model
+    return {
+        "id": model.id,
+        "title": model.title,
+        "publisher": model.publisher,
+        "architecture": model.architecture,
+        "config": dict(model.config),
+        "parameters": model.parameters.value,
+        "typical": dict(model.typical),
+        "offered": dict(model.offered),
+        "estimate": None if view.estimate is None else view.estimate.as_json(),
+        "error": view.error,
     }

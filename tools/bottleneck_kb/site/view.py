@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..composition.cards import recipe_card_ids
+from ..composition.estimate import DeviceEstimate, ModelEstimate
+from ..composition.request import estimate_model
 from ..core.diagnostics import Diagnostic
 from ..core.errors import KBError
 from ..core.numbers import format_quantity, format_seconds, number
@@ -34,6 +37,7 @@ from ..evaluation.roofs import CAPACITY, COMPUTE, MEMORY, ROOFS, Roof
 from ..maths.formula import FormulaError
 from ..records.device import Device
 from ..records.entry import Entry
+from ..records.model import Model
 from . import mathml
 
 __all__ = [
@@ -43,6 +47,9 @@ __all__ = [
     "ROOFS",
     "CheckOutcome",
     "Crossover",
+    "DeviceEstimate",
+    "ModelEstimate",
+    "ModelView",
     "EntryView",
     "Evaluated",
     "Evaluator",
@@ -55,8 +62,10 @@ __all__ = [
     "evaluated_on",
     "format_quantity",
     "format_seconds",
+    "model_views",
     "number",
     "parse_all",
+    "recipe_evaluators",
     "ridge_points",
 ]
 
@@ -193,3 +202,66 @@ def ridge_points(device: Device) -> dict[str, float]:
     """The device's ridge point (FLOP/B) per dtype: dense peak over memory bandwidth."""
     bandwidth = device.quantities["memory_bandwidth"].value
     return {dtype: peak.value / bandwidth for dtype, peak in device.peak_flops.items()}
+
+
+# --- whole models ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelView:
+    """A model on the site: its estimate at the typical deployment, and each device's decode
+    time a token at the batches the model is offered at, up to the largest that fits."""
+
+    model: Model
+    estimate: ModelEstimate | None
+    error: str | None
+    #: Device id -> (batch, decode seconds a token) at powers of two of the offered batches.
+    sweep: Mapping[str, list[tuple[float, float]]] = field(default_factory=dict)
+
+
+def recipe_evaluators(entries: Sequence[Entry], parsed: Mapping[str, Parsed]) -> dict[str, Evaluator]:
+    """The recipe cards among `entries`, ready to evaluate (their parses reused)."""
+    wanted = recipe_card_ids()
+    return {
+        e.id: evaluator
+        for e in entries
+        if e.id in wanted and (evaluator := parsed[e.path][0]) is not None
+    }
+
+
+def model_views(
+    models: Sequence[Model], devices: Sequence[Device], cards: Mapping[str, Evaluator]
+) -> dict[str, ModelView]:
+    """Each model's view, by id; one that cannot be estimated keeps why (kb check says where)."""
+    views = {}
+    for model in models:
+        try:
+            found = estimate_model(model, {}, devices, cards)
+        except (KBError, FormulaError) as exc:
+            views[model.id] = ModelView(model, None, str(exc))
+            continue
+        views[model.id] = ModelView(model, found, None, _batch_sweep(model, found, cards, devices))
+    return views
+
+
+def _batch_sweep(
+    model: Model, found: ModelEstimate, cards: Mapping[str, Evaluator], devices: Sequence[Device]
+) -> dict[str, list[tuple[float, float]]]:
+    low, high = (float(v) for v in model.offered.get("batch", [found.deployment["batch"]] * 2))
+    batches = sorted({b for b in (2.0**p for p in range(0, 21)) if low <= b <= high} | {low, high})
+    limits = {r.device: r.max_batch for r in found.results}
+    by_id = {d.id: d for d in devices if d.id in limits}
+    sweep: dict[str, list[tuple[float, float]]] = {device: [] for device in limits}
+    for batch in batches:
+        wanted = [by_id[d] for d, most in limits.items() if batch <= most]
+        if not wanted:
+            break
+        at = estimate_model(model, {"batch": batch}, wanted, cards).results
+        for result in at:
+            sweep[result.device].append((batch, result.phase_seconds("decode")))
+    # Each line ends at the largest batch its device holds: where the capacity limit is.
+    for device, most in limits.items():
+        if low <= most <= high and most not in batches:
+            at = estimate_model(model, {"batch": float(most)}, [by_id[device]], cards).results
+            sweep[device] += [(float(most), r.phase_seconds("decode")) for r in at]
+    return sweep

@@ -16,23 +16,24 @@ from ...knowledge.addresses import (
     COMPARE,
     DEVICES,
     ENTRIES_BY_BOUND,
+    MODELS_INDEX,
     ENTRIES_BY_CLASS,
     SCHEMA_REFERENCE,
     device_page,
     entry_page,
+    model_page,
 )
 from ...knowledge.base import KnowledgeBase
 from ...schemas import published
 from .. import export
 from ..cache import ViewCache
 from ..explorer import compare_body, explorer_assets
-from ..view import (
-    parse_all,
-)
+from ..view import model_views, parse_all, recipe_evaluators
 from .device_pages import render_device, render_device_index
 from .entry_pages import render_entry, render_redirect
 from .html import EXPORT, STYLESHEET, Links, Options, markdown_page
 from .indexes import render_entry_index
+from .model_pages import render_model, render_model_index
 from .reference_pages import (
     PUBLISHED_SCHEMAS,
     publish_schema,
@@ -99,12 +100,18 @@ def build_site(root: Path, options: Options) -> Site:
     site.pages[ENTRIES_BY_CLASS] = render_entry_index(entries, views, devices, links, "class")
     site.pages[ENTRIES_BY_BOUND] = render_entry_index(entries, views, devices, links, "bound_by")
     site.pages[DEVICES] = render_device_index(devices, links)
+    # A model kb check refuses is left out: its numbers would be nobody's.
+    models = [m for m in sorted(kb.models, key=lambda m: m.id) if m.path not in failing]
+    estimates = model_views(models, devices, recipe_evaluators(entries, parsed))
+    for model in models:
+        site.pages[model_page(model.id)] = render_model(estimates[model.id], links)
+    site.pages[MODELS_INDEX] = render_model_index(estimates, links)
     site.pages[SCHEMA_REFERENCE] = render_schema_reference(links)
     site.pages.update(render_rule_pages(links))
     for kind, _ in PUBLISHED_SCHEMAS:
         site.assets[f"schema/{kind}.schema.json"] = publish_schema(kind, options.site_url)
     site.assets[EXPORT] = json.dumps(
-        export.knowledge_base(entries, devices, views), separators=(",", ":")
+        export.knowledge_base(entries, devices, views, estimates), separators=(",", ":")
     )
     site.assets[STYLESHEET] = (Path(__file__).parents[1] / "bottleneck-kb.css").read_text("utf-8")
     return site
