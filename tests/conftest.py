@@ -136,9 +136,11 @@ def console_script(*args: str, cwd: Path, **popen: object) -> subprocess.Popen[b
     return subprocess.Popen(command, cwd=cwd, env=env, **popen)  # type: ignore[call-overload,no-any-return]
 
 
-def copy_repository(root: Path, folders: Iterable[str] = ("entries", "hardware")) -> Path:
+def copy_repository(
+    root: Path, folders: Iterable[str] = ("entries", "hardware", "models")
+) -> Path:
     """`root`, holding a copy of these folders of the repository (by default, its knowledge
-    base: the entries and the catalog)."""
+    base: the entries, the catalog and the models)."""
     for folder in folders:
         shutil.copytree(REPOSITORY / folder, root / folder)
     return root
@@ -248,7 +250,7 @@ def write_example(root: Path, rule: Rule, example: str) -> list[str]:
         # knowledge base (cards and catalog) instead of the fixture one.
         for folder in ("entries", "hardware"):
             shutil.rmtree(root / folder, ignore_errors=True)
-        copy_repository(root)
+        copy_repository(root, ("entries", "hardware"))
     for written in files:
         file = root / written.path
         file.parent.mkdir(parents=True, exist_ok=True)

@@ -78,7 +78,16 @@ checks:
     expect: {bound_by: memory}
 """,
 }
-COPIED = ("entries", "hardware", "schema", "site", "mkdocs.yml", "README.md", "CONTRIBUTING.md")
+COPIED = (
+    "entries",
+    "hardware",
+    "models",
+    "schema",
+    "site",
+    "mkdocs.yml",
+    "README.md",
+    "CONTRIBUTING.md",
+)
 
 
 def copy_repository(target: Path) -> Path:
@@ -1240,3 +1249,56 @@ def test_a_count_a_hardware_parameter_names_is_written_as_a_count(kb_root: Path)
     page = build_site(kb_root, Options()).pages["entries/fixtures/minimal.md"]
     shown = page.split('aria-label="Hardware parameters"')[1].split("</table>")[0]
     assert re.findall(r"</a>: ([^<]*)<", shown) == ["8"]
+
+
+# --- models -------------------------------------------------------------------------------
+
+
+def test_every_model_has_its_page_with_kb_estimates_numbers(built: Path, kb_copy: Path) -> None:
+    """The page states the typical deployment's numbers as `kb estimate` gives them: one row a
+    device, in the order of decode time, each number's exact value in data-value."""
+    from bottleneck_kb.composition.cards import recipe_cards
+    from bottleneck_kb.composition.request import estimate_model
+
+    kb = KnowledgeBase.load(kb_copy)
+    cards = recipe_cards(kb_copy)
+    assert kb.models
+    for model in kb.models:
+        found = estimate_model(model, {}, list(kb.catalog.devices.values()), cards)
+        page = page_file(built, f"models/{model.id}.md").read_text("utf-8")
+        table = page.split('aria-label="On each device"')[1].split("</table>")[0]
+        rows = re.findall(r'<th scope="row">([^<]+)</th>', table)
+        expected = sorted(found.results, key=lambda r: r.phase_seconds("decode"))
+        assert rows == [r.device for r in expected], model.id
+        first = table.split("<tr>")[2]
+        values = re.findall(r'data-value="([^"]+)"', first)
+        assert float(values[2]) == expected[0].phase_seconds("decode"), model.id
+        for skipped in found.skipped:
+            assert f"{skipped.device}: " in page
+
+
+def test_the_export_carries_each_model_with_its_estimate(built: Path, kb_copy: Path) -> None:
+    document = json.loads((built / "export" / "knowledge-base.json").read_text("utf-8"))
+    kb = KnowledgeBase.load(kb_copy)
+    assert sorted(m["id"] for m in document["models"]) == sorted(m.id for m in kb.models)
+    record = next(m for m in document["models"] if m["id"] == "llama-3.1-70b")
+    assert record["estimate"]["deployment"]["tp"] == 8
+    h100 = next(r for r in record["estimate"]["results"] if r["device"] == "nvidia-h100-sxm")
+    assert h100["weights_bytes"] == 141_107_412_992
+
+
+@pytest.mark.slow
+def test_an_invented_moe_model_is_found_in_every_output(tmp_path: Path) -> None:
+    """A new model of a known kind is one YAML file: kb check, kb estimate, its page, the
+    models' index and the export all have it."""
+    from .test_estimate import INVENTED_MOE
+
+    root = copy_repository(tmp_path / "repository")
+    (root / "models" / "invented-moe-16x1b.yaml").write_text(INVENTED_MOE, encoding="utf-8")
+    site = build(root)
+    page = page_file(site, "models/invented-moe-16x1b.md").read_text("utf-8")
+    assert "Invented MoE 16x1B" in page and "moe/grouped-expert-gemm" in page
+    index = page_file(site, "models/index.md").read_text("utf-8")
+    assert "Invented MoE 16x1B" in index
+    document = json.loads((site / "export" / "knowledge-base.json").read_text("utf-8"))
+    assert "invented-moe-16x1b" in [m["id"] for m in document["models"]]
