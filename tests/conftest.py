@@ -136,9 +136,7 @@ def console_script(*args: str, cwd: Path, **popen: object) -> subprocess.Popen[b
     return subprocess.Popen(command, cwd=cwd, env=env, **popen)  # type: ignore[call-overload,no-any-return]
 
 
-def copy_repository(
-    root: Path, folders: Iterable[str] = ("entries", "hardware", "models")
-) -> Path:
+def copy_repository(root: Path, folders: Iterable[str] = ("entries", "hardware", "models")) -> Path:
     """`root`, holding a copy of these folders of the repository (by default, its knowledge
     base: the entries, the catalog and the models)."""
     for folder in folders:

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from bottleneck_kb.checking.run import check
 from bottleneck_kb.cli import main
 
-from ..conftest import FIXTURES, REPOSITORY, copy_repository
+from ..conftest import FIXTURES, copy_repository
 
 
 def run(*args: str) -> Result:
@@ -25,7 +25,7 @@ def run(*args: str) -> Result:
 @pytest.fixture
 def knowledge_base(tmp_path: Path) -> Path:
     """A copy of the repository's cards and catalog with the frozen Llama 3.1 70B."""
-    root = copy_repository(tmp_path / "kb")
+    root = copy_repository(tmp_path / "kb", ("entries", "hardware"))
     (root / "models").mkdir()
     shutil.copy(FIXTURES / "models" / "llama-3.1-70b.yaml", root / "models")
     return root
@@ -33,8 +33,18 @@ def knowledge_base(tmp_path: Path) -> Path:
 
 def test_the_done_when_command_answers_first_with_the_breakdown(knowledge_base: Path) -> None:
     done = run(
-        "estimate", "llama-3.1-70b", "--on", "nvidia-h100-sxm", "--tp", "8", "--set", "batch=1",
-        "--set", "context=4096", "--root", str(knowledge_base),
+        "estimate",
+        "llama-3.1-70b",
+        "--on",
+        "nvidia-h100-sxm",
+        "--tp",
+        "8",
+        "--set",
+        "batch=1",
+        "--set",
+        "context=4096",
+        "--root",
+        str(knowledge_base),
     )
     assert done.exit_code == 0, done.output
     lines = done.output.splitlines()
@@ -86,7 +96,16 @@ def test_an_unknown_model_is_told_the_nearest(knowledge_base: Path) -> None:
 
 
 def test_a_parameter_no_row_reads_is_named_under_the_header(knowledge_base: Path) -> None:
-    done = run("estimate", "llama-3.1-70b", "--set", "ep=1", "--on", "nvidia-h100-sxm", "--root", str(knowledge_base))
+    done = run(
+        "estimate",
+        "llama-3.1-70b",
+        "--set",
+        "ep=1",
+        "--on",
+        "nvidia-h100-sxm",
+        "--root",
+        str(knowledge_base),
+    )
     assert done.exit_code == 0, done.output
     assert done.output.splitlines()[1] == "not read by any row: ep"
 
@@ -97,7 +116,9 @@ def test_a_model_kb_check_refuses_is_exit_1_with_its_errors_located(knowledge_ba
         path.read_text(encoding="utf-8").replace("  batch: [1, 1024]", "  batch: [1, 100000]"),
         encoding="utf-8",
     )
-    done = run("estimate", "llama-3.1-70b", "--on", "nvidia-h100-sxm", "--root", str(knowledge_base))
+    done = run(
+        "estimate", "llama-3.1-70b", "--on", "nvidia-h100-sxm", "--root", str(knowledge_base)
+    )
     assert done.exit_code == 1
     assert (
         "models/llama-3.1-70b.yaml:5:15: KB607 llama-3.1-70b, decode row attention "
@@ -110,7 +131,9 @@ def test_a_model_kb_check_refuses_is_exit_1_with_its_errors_located(knowledge_ba
 def test_absurd_sizes_are_located_errors_in_bounded_time(knowledge_base: Path) -> None:
     path = knowledge_base / "models" / "llama-3.1-70b.yaml"
     path.write_text(
-        path.read_text(encoding="utf-8").replace("num_hidden_layers: 80", "num_hidden_layers: 1.0e+30"),
+        path.read_text(encoding="utf-8").replace(
+            "num_hidden_layers: 80", "num_hidden_layers: 1.0e+30"
+        ),
         encoding="utf-8",
     )
     started = time.monotonic()
@@ -141,7 +164,9 @@ def test_a_changed_card_rechecks_the_models_that_bind_it(knowledge_base: Path) -
 def test_an_invented_moe_model_is_one_file_and_no_python(knowledge_base: Path) -> None:
     """A new model of a known kind: kb check passes it, kb estimate estimates it, and the
     site has its page and its estimate in the export (tests/integration/test_site.py)."""
-    (knowledge_base / "models" / "invented-moe-16x1b.yaml").write_text(INVENTED_MOE, encoding="utf-8")
+    (knowledge_base / "models" / "invented-moe-16x1b.yaml").write_text(
+        INVENTED_MOE, encoding="utf-8"
+    )
     checked = run("check", "--root", str(knowledge_base))
     assert checked.exit_code == 0, checked.output
     assert "and 2 models against" in checked.output

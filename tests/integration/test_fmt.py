@@ -542,7 +542,8 @@ def test_named_paths_are_read_as_kb_check_reads_them(kb: Path, tmp_path: Path) -
         "    hint: run kb with --root set to its own repository, or copy it into entries/\n"
         + hidden_said
         + other_ending_said
-        + "mkdocs.yml:1:1: KB019 is not read: kb reads the files in entries/, hardware/ or models/\n"
+        + "mkdocs.yml:1:1: KB019 is not read: kb reads the files in entries/, hardware/ or "
+        "models/\n"
     )
     for untouched in (outside, config, other_ending, hidden):
         assert untouched.read_text(encoding="utf-8") == MESSY

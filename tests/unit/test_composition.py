@@ -70,7 +70,9 @@ def test_a_decode_row_is_its_card_counted(
     deployment = resolve(llama.typical, llama.offered, {"batch": 1, "context": 4096, "tp": 8})
     found = estimate(llama, deployment, [catalog.devices["nvidia-h100-sxm"]], cards)
     (result,) = found.results
-    gate_up = next(t for t in result.terms if t.phase == "decode" and t.label == "gate_up_projection")
+    gate_up = next(
+        t for t in result.terms if t.phase == "decode" and t.label == "gate_up_projection"
+    )
     # 80 layers x (8,192 x 2 x 28,672 / 8 weights of 2 bytes + 2 x (8,192 + 7,168) activation
     # bytes) at 3.35 TB/s.
     assert gate_up.count == 80
@@ -110,7 +112,15 @@ def test_the_estimate_json_has_the_documented_keys(
         "breakdown",
     ]
     result = found["results"][0]
-    assert list(result["breakdown"][0]) == ["phase", "card", "as", "count", "seconds", "bound", "share"]
+    assert list(result["breakdown"][0]) == [
+        "phase",
+        "card",
+        "as",
+        "count",
+        "seconds",
+        "bound",
+        "share",
+    ]
     assert result["decode_floor_s"] <= result["decode_token_s"]
     assert result["request_s"] == pytest.approx(result["prefill_s"] + result["decode_token_s"])
     # A device whose scale-up domain is below tp 8 is skipped, and says why.
@@ -160,4 +170,3 @@ def test_tokens_a_verified_step_yields() -> None:
     # 1 + a + a^2 + ... + a^k: the accepted prefix and the target's own token.
     assert tokens_per_step(4, 0.7) == pytest.approx(1 + 0.7 + 0.49 + 0.343 + 0.2401)
     assert tokens_per_step(4, 0.0) == 1.0
-

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import schemas
+from ..composition.cards import recipe_cards
+from ..composition.kinds import kinds
 from ..core.codes import NOT_READ
 from ..core.diagnostics import Diagnostic, Severity, error, sorted_diagnostics
 from ..core.outputs import committed_outputs
 from ..core.parallel import map_items
 from ..evaluation.cost import evaluation_cost
 from ..evaluation.evaluator import Evaluator
-from ..composition.cards import recipe_cards
-from ..composition.kinds import kinds
 from ..knowledge.base import Catalog, KnowledgeBase, read_models
 from ..knowledge.files import (
     ENTRIES,
@@ -386,7 +386,9 @@ def _covered_models(models: list[Model], coverage: Coverage) -> list[Model]:
         m
         for m in models
         if m.path in named
-        or (m.architecture in kinds_found and kinds_found[m.architecture].cards & coverage.entry_ids)
+        or (
+            m.architecture in kinds_found and kinds_found[m.architecture].cards & coverage.entry_ids
+        )
     ]
 
 

@@ -9,7 +9,15 @@ from typing import Any
 
 import click
 
-from .options import ESTIMATE, again_args, catalog_option, format_option, root_folder, root_option, shown_here
+from .options import (
+    ESTIMATE,
+    again_args,
+    catalog_option,
+    format_option,
+    root_folder,
+    root_option,
+    shown_here,
+)
 
 
 def _deployment(values: tuple[str, ...], degrees: dict[str, int | None]) -> dict[str, Any]:
@@ -28,7 +36,9 @@ def _deployment(values: tuple[str, ...], degrees: dict[str, int | None]) -> dict
             check_names({name: None})
             given[name] = parse_value(name, text.strip())
         except BadRequest as exc:
-            raise click.BadParameter(f"{exc.message}; {exc.hint}" if exc.hint else exc.message, param_hint="--set") from None
+            raise click.BadParameter(
+                f"{exc.message}; {exc.hint}" if exc.hint else exc.message, param_hint="--set"
+            ) from None
     for name, value in degrees.items():
         if value is None:
             continue
@@ -40,7 +50,13 @@ def _deployment(values: tuple[str, ...], degrees: dict[str, int | None]) -> dict
 
 @click.command("estimate")
 @click.argument("model_id")
-@click.option("--on", "devices", multiple=True, metavar="HW", help="Device id to estimate on (repeatable) [default: every device].")
+@click.option(
+    "--on",
+    "devices",
+    multiple=True,
+    metavar="HW",
+    help="Device id to estimate on (repeatable) [default: every device].",
+)
 @click.option(
     "--set",
     "assignments",
@@ -53,7 +69,13 @@ def _deployment(values: tuple[str, ...], degrees: dict[str, int | None]) -> dict
 @click.option("--tp", type=click.IntRange(min=1), default=None, help="Short for --set tp=N.")
 @click.option("--ep", type=click.IntRange(min=1), default=None, help="Short for --set ep=N.")
 @click.option("--pp", type=click.IntRange(min=1), default=None, help="Short for --set pp=N.")
-@click.option("--draft", "draft_id", default=None, metavar="MODEL", help="A draft model: add speculative decoding.")
+@click.option(
+    "--draft",
+    "draft_id",
+    default=None,
+    metavar="MODEL",
+    help="A draft model: add speculative decoding.",
+)
 @click.option(
     "--basis",
     type=click.Choice(["datasheet", "measured"]),
@@ -61,7 +83,11 @@ def _deployment(values: tuple[str, ...], degrees: dict[str, int | None]) -> dict
     show_default=True,
     help="Device figures: the datasheet's, or measured ones where the catalog has them.",
 )
-@click.option("--derated", is_flag=True, help="Apply each device's typical achieved fraction of peak, where the catalog has one.")
+@click.option(
+    "--derated",
+    is_flag=True,
+    help="Apply each device's typical achieved fraction of peak, where the catalog has one.",
+)
 @format_option(ESTIMATE, "table")
 @catalog_option
 @root_option
@@ -115,7 +141,9 @@ def estimate_command(
     figures = Basis(measured=basis == "measured", derated=derated)
     refused = [
         d
-        for d in model_findings(base, [model, *([draft] if draft else [])], usable.devices, everyone=models)
+        for d in model_findings(
+            base, [model, *([draft] if draft else [])], usable.devices, everyone=models
+        )
         if d.severity is Severity.ERROR
     ]
     unread = unread_parameters(model, given)
@@ -136,6 +164,7 @@ def estimate_command(
         for d in refused:
             click.echo(located_line(d), err=True)
         again = shlex.join(["kb", "check", model.path, *again_args(root, catalog)])
-        said = f"kb check refuses {model_id}: {len(refused)} error{'s' * (len(refused) != 1)} ({again} gives hints)"
+        errors = f"{len(refused)} error{'s' * (len(refused) != 1)}"
+        said = f"kb check refuses {model_id}: {errors} ({again} gives hints)"
         click.echo(one_line(said), err=True)
         sys.exit(1)

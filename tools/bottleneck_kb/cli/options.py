@@ -30,9 +30,9 @@ def is_root(folder: Path) -> bool:
 
 def root_folder(given: Path | None, paths: tuple[Path, ...] = ()) -> Path:
     """The knowledge base to work on: `given`, or the nearest folder at or above the current
-    one holding entries/, hardware/ or models/, or else at or above the first of the `paths` named (as
-    pre-commit names them from the top of a repository that keeps its knowledge base in a
-    subfolder). Anywhere else is a usage error, not an empty pass."""
+    one holding entries/, hardware/ or models/, or else at or above the first of the `paths`
+    named (as pre-commit names them from the top of a repository that keeps its knowledge base
+    in a subfolder). Anywhere else is a usage error, not an empty pass."""
     if given is not None:
         if not is_root(given):
             raise click.BadParameter(

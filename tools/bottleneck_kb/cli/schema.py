@@ -20,5 +20,7 @@ def schema_command(kind: str) -> None:
     from ..schemas import FILE_KINDS, schema_text
 
     if kind not in FILE_KINDS:
-        raise click.BadParameter(f"'{kind}' is not {', '.join(FILE_KINDS[:-1])} or {FILE_KINDS[-1]}", param_hint="KIND")
+        raise click.BadParameter(
+            f"'{kind}' is not {', '.join(FILE_KINDS[:-1])} or {FILE_KINDS[-1]}", param_hint="KIND"
+        )
     click.echo(schema_text(kind), nl=False)

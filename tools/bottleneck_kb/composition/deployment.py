@@ -26,7 +26,9 @@ class Parameter:
 PARAMETERS = (
     Parameter("batch", "sequences decoded together", 1, "batch_size"),
     Parameter("prompt", "tokens prefilled a sequence", 1, "prompt_length"),
-    Parameter("context", "tokens in each sequence's KV cache at the decode step", 1, "context_length"),
+    Parameter(
+        "context", "tokens in each sequence's KV cache at the decode step", 1, "context_length"
+    ),
     Parameter("output", "tokens generated a sequence (request time only)", 1),
     Parameter("tp", "tensor parallel degree", 1, "tensor_parallel_degree"),
     Parameter("ep", "expert parallel degree", 1, "expert_parallel_degree"),
@@ -36,7 +38,9 @@ PARAMETERS = (
     Parameter("activation_bits", "bits an activation", 16, "activation_bits"),
     Parameter("dtype", "compute data type (a peak_flops row of the hardware schema)", "bf16"),
     Parameter("draft_k", "with a draft model: tokens drafted a step", 4, "draft_tokens"),
-    Parameter("acceptance_rate", "with a draft model: the chance each is accepted", 0.7, "acceptance_rate"),
+    Parameter(
+        "acceptance_rate", "with a draft model: the chance each is accepted", 0.7, "acceptance_rate"
+    ),
 )
 
 BY_NAME = {p.name: p for p in PARAMETERS}
@@ -107,7 +111,9 @@ def resolve(
         else:
             deployment[name] = parameter.default
     for name, value in deployment.items():
-        if name not in given and not (name in ("prompt", "context") and given.keys() & {"prompt", "context"}):
+        if name not in given and not (
+            name in ("prompt", "context") and given.keys() & {"prompt", "context"}
+        ):
             continue
         problem = outside(name, value, typical, offered)
         if problem is not None:
@@ -123,11 +129,17 @@ def outside(
     if name in SPECULATIVE:
         low, high = SPECULATIVE_RANGES[name]
         inside = low <= value <= high
-        return None if inside else f"outside the range of the draft cards, [{_shown(low)}, {_shown(high)}]"
+        return (
+            None
+            if inside
+            else f"outside the range of the draft cards, [{_shown(low)}, {_shown(high)}]"
+        )
     allowed = offered.get(name)
     if allowed is None:
         only = typical.get(name, BY_NAME[name].default)
-        return None if value == only else f"not offered: the model is offered only at {_shown(only)}"
+        return (
+            None if value == only else f"not offered: the model is offered only at {_shown(only)}"
+        )
     if name == "dtype" or name in DEGREES:
         if value in allowed:
             return None

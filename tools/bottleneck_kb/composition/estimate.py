@@ -42,9 +42,7 @@ def field_values(model: Model, kind: Kind) -> dict[str, float]:
         name = next((n for n in item.names if model.config.get(n) is not None), None)
         if name is not None:
             raw = model.config[name]
-            if isinstance(raw, bool):
-                values[item.name] = float(raw)
-            elif isinstance(raw, int | float):
+            if isinstance(raw, bool | int | float):
                 values[item.name] = float(raw)
             else:
                 raise ModelError(f"config {name} is not a number, which {item.name} needs")
@@ -52,8 +50,7 @@ def field_values(model: Model, kind: Kind) -> dict[str, float]:
             values[item.name] = formula.evaluate(item.fallback, values)
         else:
             raise ModelError(
-                f"the config gives none of {', '.join(item.names)}, which "
-                f"{item.name} needs"
+                f"the config gives none of {', '.join(item.names)}, which {item.name} needs"
             )
     return values
 
@@ -255,8 +252,7 @@ def memory(model: Model, kind: Kind, deployment: Deployment) -> Memory:
         formula.evaluate(kind.kv_values_per_token, env) * bits["kv_bits"],
         formula.evaluate(kind.parameters_per_device, env) * bits["weight_bits"],
         formula.evaluate(kind.kv_values_per_token_per_device, env) * bits["kv_bits"],
-        formula.evaluate(kind.activation_values_per_device, env)
-        * bits["activation_bits"],
+        formula.evaluate(kind.activation_values_per_device, env) * bits["activation_bits"],
     )
 
 
@@ -273,10 +269,14 @@ def estimate(
     rows = bound_rows(model, kind, deployment, cards)
     held = memory(model, kind, deployment)
     used = int(max(deployment["tp"], deployment["ep"]) * deployment["pp"])
-    results, skipped = [], []
+    results: list[DeviceEstimate] = []
+    skipped: list[Skipped] = []
     for device in devices:
         outcome = on_device(device, rows, held, used, deployment, basis)
-        (skipped if isinstance(outcome, Skipped) else results).append(outcome)
+        if isinstance(outcome, Skipped):
+            skipped.append(outcome)
+        else:
+            results.append(outcome)
     return ModelEstimate(model.id, dict(deployment), basis, tuple(results), tuple(skipped))
 
 

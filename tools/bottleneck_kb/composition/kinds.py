@@ -149,13 +149,15 @@ def _build(document: Document) -> Kind:
         tuple(fields),
         parse(data["parameters"]["total"], names, "parameters", "total"),
         parse(data["parameters"]["per_device"], names, "parameters", "per_device"),
-        *(
-            parse(memory[key], names, "memory", key)
-            for key in (
-                "kv_values_per_token",
-                "kv_values_per_token_per_device",
-                "activation_values_per_device",
-            )
+        parse(memory["kv_values_per_token"], names, "memory", "kv_values_per_token"),
+        parse(
+            memory["kv_values_per_token_per_device"],
+            names,
+            "memory",
+            "kv_values_per_token_per_device",
+        ),
+        parse(
+            memory["activation_values_per_device"], names, "memory", "activation_values_per_device"
         ),
         tuple(rows),
         document,

@@ -64,7 +64,9 @@ def unread_parameters(model: Model, given: Mapping[str, Any]) -> list[str]:
 def find_model(models: Sequence[Model], model_id: str) -> Model:
     found = next((m for m in models if m.id == model_id), None)
     if found is None:
-        raise BadRequest(f"no model '{model_id}'", suggest(model_id, sorted(m.id for m in models), "models"))
+        raise BadRequest(
+            f"no model '{model_id}'", suggest(model_id, sorted(m.id for m in models), "models")
+        )
     return found
 
 
@@ -208,11 +210,17 @@ def _break_even(
 
 
 def _card_time(
-    cards: Mapping[str, Evaluator], card: str, device: Device, basis: Basis, values: Mapping[str, float]
+    cards: Mapping[str, Evaluator],
+    card: str,
+    device: Device,
+    basis: Basis,
+    values: Mapping[str, float],
 ) -> float:
     evaluator = cards.get(card)
     if evaluator is None:
-        raise BadRequest(f"speculative decoding needs the card {card}, which is not in the knowledge base")
+        raise BadRequest(
+            f"speculative decoding needs the card {card}, which is not in the knowledge base"
+        )
     for symbol, value in values.items():
         symbol_of = evaluator.entry.symbols.get(symbol)
         if symbol_of is not None and symbol_of.range is not None:

@@ -302,7 +302,9 @@ def _named_file_unread(root: Path, path: Path, folders: tuple[str, ...]) -> Diag
         if where.is_relative_to(base):
             parts = where.relative_to(base).parts
             hidden = any(part.startswith(".") for part in parts[:-1])
-            why = _not_read(where.name, hidden, folder if folder in FLAT and len(parts) > 1 else None)
+            why = _not_read(
+                where.name, hidden, folder if folder in FLAT and len(parts) > 1 else None
+            )
             break
     else:
         why = _outside_folders(folders), None

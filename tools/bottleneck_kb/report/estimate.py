@@ -25,7 +25,9 @@ def decode_bound(result: DeviceEstimate) -> str:
 
 def _deployment(found: ModelEstimate) -> str:
     d = found.deployment
-    parts = [f"{name} {number(float(d[name]))}" for name in ("batch", "prompt", "context", "output")]
+    parts = [
+        f"{name} {number(float(d[name]))}" for name in ("batch", "prompt", "context", "output")
+    ]
     parts += [f"{name} {number(float(d[name]))}" for name in ("tp", "ep", "pp") if d[name] != 1]
     bits = f"{number(float(d['weight_bits']))}-bit weights, {number(float(d['kv_bits']))}-bit KV"
     basis = "measured figures" if found.basis.measured else "datasheet figures"
@@ -126,7 +128,8 @@ def _breakdown(result: DeviceEstimate) -> list[str]:
     lines = []
     for phase in ("prefill", "decode"):
         total = result.phase_seconds(phase)
-        lines.append(f"{phase} on {result.device}: {format_seconds(total)}, floor {format_seconds(result.floor(phase))}")
+        floor = format_seconds(result.floor(phase))
+        lines.append(f"{phase} on {result.device}: {format_seconds(total)}, floor {floor}")
         rows = [
             [
                 t.label,

@@ -206,8 +206,10 @@ def model_sources(model: Model, context: Context) -> Iterable[Diagnostic]:
                 MODEL_SOURCES, f"source id '{source.id}' is used twice"
             )
         ids.setdefault(source.id, index)
-    for pointer, named in ((("config_source",), model.config_source),
-                           (("parameters", "source"), model.parameters.source)):
+    for pointer, named in (
+        (("config_source",), model.config_source),
+        (("parameters", "source"), model.parameters.source),
+    ):
         if named not in ids:
             yield model.at(*pointer).error(
                 MODEL_SOURCES,
@@ -459,7 +461,9 @@ def model_evaluates(model: Model, context: Context) -> Iterable[Diagnostic]:
         deployment = resolve(model.typical, model.offered, {})
         found = estimate(model, deployment, context.devices.values(), context.cards)
     except (ModelError, BadRequest, EvaluationError, FormulaError) as exc:
-        yield model.at("typical").error(MODEL_EVALUATES, f"the typical deployment: {exc.message}", key=True)
+        yield model.at("typical").error(
+            MODEL_EVALUATES, f"the typical deployment: {exc.message}", key=True
+        )
         return
     if not found.results:
         first = found.skipped[0]

@@ -313,9 +313,7 @@ def stacked_bar(title: str, bars: Sequence[tuple[str, Sequence[Segment]]]) -> st
 
     for row, (label, segments) in enumerate(bars):
         top = TOP + 22 * row
-        parts.append(
-            f'<text x="{LEFT + 56}" y="{top + 14}" text-anchor="end">{text(label)}</text>'
-        )
+        parts.append(f'<text x="{LEFT + 56}" y="{top + 14}" text-anchor="end">{text(label)}</text>')
         start = 0.0
         for index, segment in enumerate(segments):
             left, end = px(start), px(start + segment.seconds)
@@ -327,7 +325,9 @@ def stacked_bar(title: str, bars: Sequence[tuple[str, Sequence[Segment]]]) -> st
                 "</title></rect></a>"
             )
     bottom = TOP + 22 * max(1, len(bars))
-    parts.append(f'<g class="kb-axis"><line x1="{LEFT + 60}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
+    parts.append(
+        f'<g class="kb-axis"><line x1="{LEFT + 60}" y1="{bottom}" x2="{right}" y2="{bottom}"/>'
+    )
     for tick in x.ticks():
         parts.append(
             f'<text x="{px(tick):.1f}" y="{bottom + 16}" text-anchor="middle">'

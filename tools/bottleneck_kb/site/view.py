@@ -48,11 +48,11 @@ __all__ = [
     "CheckOutcome",
     "Crossover",
     "DeviceEstimate",
-    "ModelEstimate",
-    "ModelView",
     "EntryView",
     "Evaluated",
     "Evaluator",
+    "ModelEstimate",
+    "ModelView",
     "Parsed",
     "Result",
     "Roof",
@@ -219,7 +219,9 @@ class ModelView:
     sweep: Mapping[str, list[tuple[float, float]]] = field(default_factory=dict)
 
 
-def recipe_evaluators(entries: Sequence[Entry], parsed: Mapping[str, Parsed]) -> dict[str, Evaluator]:
+def recipe_evaluators(
+    entries: Sequence[Entry], parsed: Mapping[str, Parsed]
+) -> dict[str, Evaluator]:
     """The recipe cards among `entries`, ready to evaluate (their parses reused)."""
     wanted = recipe_card_ids()
     return {

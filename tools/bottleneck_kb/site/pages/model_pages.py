@@ -14,7 +14,18 @@ from ..view import DeviceEstimate, ModelView, format_quantity, format_seconds, n
 from .html import Links, markdown_page, number_cell, table
 
 #: The deployment parameters a page states, in order.
-_SHOWN = ("batch", "prompt", "context", "output", "tp", "ep", "pp", "weight_bits", "kv_bits", "dtype")
+_SHOWN = (
+    "batch",
+    "prompt",
+    "context",
+    "output",
+    "tp",
+    "ep",
+    "pp",
+    "weight_bits",
+    "kv_bits",
+    "dtype",
+)
 
 
 def _bound(result: DeviceEstimate, phase: str) -> str:
@@ -29,17 +40,27 @@ def _rate(value: float) -> str:
 def _deployment(view: ModelView) -> str:
     assert view.estimate is not None
     d = view.estimate.deployment
-    return ", ".join(f"{name} {text(str(d[name]) if name == 'dtype' else number(float(d[name])))}" for name in _SHOWN)
+    return ", ".join(
+        f"{name} {text(str(d[name]) if name == 'dtype' else number(float(d[name])))}"
+        for name in _SHOWN
+    )
 
 
 def render_model(view: ModelView, links: Links) -> str:
     model = view.model
     here = model_page(model.id)
-    body = [f'<h1 id="kb-title">{text(model.title)}</h1>', f'<p class="kb-vendor">{text(model.publisher)}</p>']
+    body = [
+        f'<h1 id="kb-title">{text(model.title)}</h1>',
+        f'<p class="kb-vendor">{text(model.publisher)}</p>',
+    ]
     found = view.estimate
     if found is None or not found.results:
-        why = view.error or "; ".join(f"{s.device}: {s.reason}" for s in (found.skipped if found else ()))
-        body.append(f"<p>No device of the catalog can run this model's typical deployment: {text(why)}.</p>")
+        why = view.error or "; ".join(
+            f"{s.device}: {s.reason}" for s in (found.skipped if found else ())
+        )
+        body.append(
+            f"<p>No device of the catalog can run this model's typical deployment: {text(why)}.</p>"
+        )
         return markdown_page(model.title, body)
     results = sorted(found.results, key=lambda r: r.phase_seconds("decode"))
     best = results[0]
@@ -62,13 +83,27 @@ def render_model(view: ModelView, links: Links) -> str:
             "On every device",
             ["quantity", "value"],
             [
-                ["parameters (published)", number_cell(model.parameters.value, f"{model.parameters.value:,.0f}")],
-                ["weights", number_cell(memory.weights_bytes, format_quantity(memory.weights_bytes, "B"))],
+                [
+                    "parameters (published)",
+                    number_cell(model.parameters.value, f"{model.parameters.value:,.0f}"),
+                ],
+                [
+                    "weights",
+                    number_cell(memory.weights_bytes, format_quantity(memory.weights_bytes, "B")),
+                ],
                 [
                     "weights a device",
-                    number_cell(memory.weights_bytes_per_device, format_quantity(memory.weights_bytes_per_device, "B")),
+                    number_cell(
+                        memory.weights_bytes_per_device,
+                        format_quantity(memory.weights_bytes_per_device, "B"),
+                    ),
                 ],
-                ["KV cache a token", number_cell(memory.kv_bytes_per_token, format_quantity(memory.kv_bytes_per_token, "B"))],
+                [
+                    "KV cache a token",
+                    number_cell(
+                        memory.kv_bytes_per_token, format_quantity(memory.kv_bytes_per_token, "B")
+                    ),
+                ],
                 [
                     "KV cache a token, a device",
                     number_cell(
@@ -94,7 +129,9 @@ def render_model(view: ModelView, links: Links) -> str:
                 number_cell(r.floor("decode"), format_seconds(r.floor("decode"))),
                 text(_bound(r, "decode")),
                 number_cell(r.batch / step, _rate(r.batch / step)),
-                number_cell(r.footprint_bytes_per_device, format_quantity(r.footprint_bytes_per_device, "B")),
+                number_cell(
+                    r.footprint_bytes_per_device, format_quantity(r.footprint_bytes_per_device, "B")
+                ),
                 number_cell(float(r.max_batch), f"{r.max_batch:,}"),
             ]
         )
@@ -119,7 +156,9 @@ def render_model(view: ModelView, links: Links) -> str:
     )
     if found.skipped:
         items = "".join(f"<li>{text(s.device)}: {text(s.reason)}</li>" for s in found.skipped)
-        body.append(f"<p>Devices that cannot run this deployment:</p><ul class=\"kb-skipped\">{items}</ul>")
+        body.append(
+            f'<p>Devices that cannot run this deployment:</p><ul class="kb-skipped">{items}</ul>'
+        )
     series = [
         charts.Series(device, points, next(r.max_batch for r in results if r.device == device))
         for device, points in sorted(view.sweep.items())
@@ -168,7 +207,12 @@ def render_model(view: ModelView, links: Links) -> str:
     ]
     body += [
         f"### The terms on {text(best.device)}",
-        table(f"The terms on {best.device}", ["as", "phase", "card", "count", "seconds", "bound"], terms, "kb-model-terms"),
+        table(
+            f"The terms on {best.device}",
+            ["as", "phase", "card", "count", "seconds", "bound"],
+            terms,
+            "kb-model-terms",
+        ),
         "## Config",
         table(
             "Config",
@@ -179,7 +223,8 @@ def render_model(view: ModelView, links: Links) -> str:
         "## Sources",
         "<ul>"
         + "".join(
-            f'<li><a href="{text(s.url)}">{text(s.title)}</a> ({text(s.publisher)}, read {text(s.read)})</li>'
+            f'<li><a href="{text(s.url)}">{text(s.title)}</a> ({text(s.publisher)}, '
+            f"read {text(s.read)})</li>"
             for s in model.sources
         )
         + "</ul>",
@@ -196,7 +241,8 @@ def render_model_index(views: Mapping[str, ModelView], links: Links) -> str:
     for model_id, view in sorted(views.items()):
         found = view.estimate
         results = sorted(found.results, key=lambda r: r.phase_seconds("decode")) if found else []
-        link = f'<a href="{text(links.href(MODELS_INDEX, model_page(model_id)))}">{text(view.model.title)}</a>'
+        href = links.href(MODELS_INDEX, model_page(model_id))
+        link = f'<a href="{text(href)}">{text(view.model.title)}</a>'
         if not results:
             rows.append([link, text(view.model.architecture), "", "", ""])
             continue
@@ -214,6 +260,11 @@ def render_model_index(views: Mapping[str, ModelView], links: Links) -> str:
     body = [
         "<p>Each model at its typical deployment: the device that decodes a token fastest, its "
         "lower bound, and what bounds it. A model's page has every device.</p>",
-        table("Models", ["model", "architecture", "fastest device", "decode a token", "bound"], rows, "kb-models"),
+        table(
+            "Models",
+            ["model", "architecture", "fastest device", "decode a token", "bound"],
+            rows,
+            "kb-models",
+        ),
     ]
     return markdown_page("Models", body)
