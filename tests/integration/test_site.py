@@ -1302,3 +1302,57 @@ def test_an_invented_moe_model_is_found_in_every_output(tmp_path: Path) -> None:
     assert "Invented MoE 16x1B" in index
     document = json.loads((site / "export" / "knowledge-base.json").read_text("utf-8"))
     assert "invented-moe-16x1b" in [m["id"] for m in document["models"]]
+
+
+def _explored(page: Any) -> dict[str, list[float]]:
+    """The model explorer's table: each device's exact values (data-value), by device."""
+    rows = page.locator(".kb-model-results tbody tr").evaluate_all(
+        """rows => rows.map(r => [r.cells[0].textContent,
+            Array.from(r.querySelectorAll('td.kb-number')).map(c => Number(c.dataset.value))])"""
+    )
+    return {device: values for device, values in rows}
+
+
+def test_the_model_explorer_gives_kb_estimates_numbers(browser: Browser, kb_copy: Path) -> None:
+    """At the typical deployment and after a reader moves batch and tp, every device's row is
+    what `kb estimate` gives: prefill, floors, decode, tokens a second, memory, max batch."""
+    from bottleneck_kb.composition.cards import recipe_cards
+    from bottleneck_kb.composition.request import estimate_model
+
+    kb = KnowledgeBase.load(kb_copy)
+    model = kb.model("llama-3.1-70b")
+    assert model is not None
+    cards = recipe_cards(kb_copy)
+    page = browser.open("models/llama-3.1-70b/")
+    page.wait_for_selector(".kb-model-results table")
+    for given in ({}, {"batch": 64.0}, {"batch": 64.0, "tp": 4.0}):
+        for name, value in given.items():
+            control = page.locator(f"#kb-model-{name}")
+            if name == "tp":
+                control.select_option(str(int(value)))
+            else:
+                control.fill(str(int(value)))
+                control.dispatch_event("change")
+        found = estimate_model(model, given, list(kb.catalog.devices.values()), cards)
+        explored = _explored(page)
+        assert list(explored) == [
+            r.device for r in sorted(found.results, key=lambda r: r.phase_seconds("decode"))
+        ]
+        for result in found.results:
+            decode = result.phase_seconds("decode")
+            expected = [
+                result.phase_seconds("prefill"),
+                result.floor("prefill"),
+                decode,
+                result.floor("decode"),
+                result.batch / decode,
+                result.footprint_bytes_per_device,
+                float(result.max_batch),
+            ]
+            assert explored[result.device] == pytest.approx(expected, rel=1e-12), (
+                given,
+                result.device,
+            )
+    assert browser.errors == []
+    page.screenshot(path=str(REPOSITORY / "build" / "site-model.png"), full_page=True)
+    assert browser.off_localhost() == []

@@ -261,8 +261,8 @@ class Series:
 
 
 def batch_chart(title: str, series: Sequence[Series]) -> str:
-    """Decode time a token against batch, one line a device, each ending where its memory
-    runs out (the capacity limit, marked with a bar)."""
+    """Decode time a token against batch, one line a device (labelled at its end), each
+    ending where its memory runs out (the capacity limit, marked with a bar)."""
     drawn = [s for s in series if s.points]
     xs = [x for s in drawn for x, _ in s.points]
     ys = [y for s in drawn for _, y in s.points]
@@ -282,9 +282,11 @@ def batch_chart(title: str, series: Sequence[Series]) -> str:
                 f'y2="{cy + 8:.1f}"><title>{text(item.label)}: memory full past batch '
                 f"{item.max_batch:,}</title></line>"
             )
+        end_x, end_y = canvas.px(last_x), canvas.py(last_y)
         add(
-            f'<g class="kb-batch-line {klass}"><polyline class="kb-curve" points="{path}">'
-            f"<title>{text(item.label)}</title></polyline>{limit}</g>"
+            f'<g class="kb-batch-line {klass}"><polyline points="{path}">'
+            f"<title>{text(item.label)}</title></polyline>{limit}"
+            f'<text x="{end_x + 6:.1f}" y="{end_y + 4:.1f}">{text(item.label)}</text></g>'
         )
     return canvas.svg()
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..composition.cards import recipe_card_ids
-from ..composition.estimate import DeviceEstimate, ModelEstimate
+from ..composition.deployment import DEGREES, PARAMETERS, SPECULATIVE
+from ..composition.estimate import DeviceEstimate, ModelEstimate, field_values, kind_of
+from ..composition.kinds import Kind
 from ..composition.request import estimate_model
 from ..core.diagnostics import Diagnostic
 from ..core.errors import KBError
@@ -62,6 +64,7 @@ __all__ = [
     "evaluated_on",
     "format_quantity",
     "format_seconds",
+    "model_parts",
     "model_views",
     "number",
     "parse_all",
@@ -267,3 +270,26 @@ def _batch_sweep(
             at = estimate_model(model, {"batch": float(most)}, [by_id[device]], cards).results
             sweep[device] += [(float(most), r.phase_seconds("decode")) for r in at]
     return sweep
+
+
+def model_parts(
+    model: Model, deployment: Mapping[str, Any]
+) -> tuple[Kind, dict[str, float], list[dict[str, Any]]]:
+    """What the model explorer needs of a model: its kind, its fields' values, and each
+    deployment parameter a reader may move (its value now, and the range or the choices the
+    model is offered at; one not offered is fixed at its value)."""
+    kind = kind_of(model)
+    parameters = []
+    for parameter in PARAMETERS:
+        name = parameter.name
+        if name in SPECULATIVE:
+            continue
+        value = deployment[name]
+        offered = model.offered.get(name)
+        item: dict[str, Any] = {"name": name, "meaning": parameter.meaning, "value": value}
+        if name == "dtype" or name in DEGREES:
+            item["choices"] = list(offered) if offered else [value]
+        else:
+            item["range"] = [float(v) for v in offered] if offered else [float(value)] * 2
+        parameters.append(item)
+    return kind, field_values(model, kind), parameters

@@ -25,7 +25,7 @@ from ...knowledge.addresses import (
 )
 from ...knowledge.base import KnowledgeBase
 from ...schemas import published
-from .. import export
+from .. import export, model_explorer
 from ..cache import ViewCache
 from ..explorer import compare_body, explorer_assets
 from ..view import model_views, parse_all, recipe_evaluators
@@ -103,8 +103,20 @@ def build_site(root: Path, options: Options) -> Site:
     # A model kb check refuses is left out: its numbers would be nobody's.
     models = [m for m in sorted(kb.models, key=lambda m: m.id) if m.path not in failing]
     estimates = model_views(models, devices, recipe_evaluators(entries, parsed))
+    recipe = recipe_evaluators(entries, parsed)
+    site.assets.update(model_explorer.asset_files())
     for model in models:
-        site.pages[model_page(model.id)] = render_model(estimates[model.id], links)
+        page = model_page(model.id)
+        view = estimates[model.id]
+        block = ""
+        if view.estimate is not None and view.estimate.results:
+            site.assets[model_explorer.script_path(model.id)] = model_explorer.model_script(
+                view, devices, recipe
+            )
+            block = model_explorer.model_explorer_block(
+                model.id, lambda path, page=page: links.asset(page, path)
+            )
+        site.pages[page] = render_model(view, links, block)
     site.pages[MODELS_INDEX] = render_model_index(estimates, links)
     site.pages[SCHEMA_REFERENCE] = render_schema_reference(links)
     site.pages.update(render_rule_pages(links))

@@ -13,6 +13,9 @@ from ..prose import block, text
 from ..view import DeviceEstimate, ModelView, format_quantity, format_seconds, number
 from .html import Links, markdown_page, number_cell, table
 
+#: Devices drawn on a model's batch chart, spread over those that hold it.
+CHARTED = 6
+
 #: The deployment parameters a page states, in order.
 _SHOWN = (
     "batch",
@@ -46,7 +49,8 @@ def _deployment(view: ModelView) -> str:
     )
 
 
-def render_model(view: ModelView, links: Links) -> str:
+def render_model(view: ModelView, links: Links, explorer: str = "") -> str:
+    """A model's page; `explorer` is its explorer block (empty where it has none)."""
     model = view.model
     here = model_page(model.id)
     body = [
@@ -159,20 +163,25 @@ def render_model(view: ModelView, links: Links) -> str:
         body.append(
             f'<p>Devices that cannot run this deployment:</p><ul class="kb-skipped">{items}</ul>'
         )
-    series = [
-        charts.Series(device, points, next(r.max_batch for r in results if r.device == device))
-        for device, points in sorted(view.sweep.items())
-        if points
-    ]
+    # A few devices that hold the model, spread from the fastest to the slowest: every line
+    # labelled, and apart.
+    able = [r for r in fitting if view.sweep.get(r.device)]
+    picks = sorted({round(i * (len(able) - 1) / max(CHARTED - 1, 1)) for i in range(CHARTED)})
+    charted = [able[i] for i in picks] if able else []
+    series = [charts.Series(r.device, view.sweep[r.device], r.max_batch) for r in charted]
     if series:
         body += [
             "## Decode time against batch",
             '<figure class="kb-figure">'
             + charts.batch_chart(f"{model.title}: decode time a token against batch", series)
-            + "<figcaption>Each line is a device at the typical deployment but the batch; it ends "
-            "at the largest batch whose KV cache fits (the bar), at the typical context."
+            + f"<figcaption>{len(series)} of the devices that hold the model, from the fastest "
+            "to the slowest, each at the "
+            "typical deployment but the batch; a line ends at the largest batch whose KV cache "
+            "fits at the typical context (the bar). The table above has every device."
             "</figcaption></figure>",
         ]
+    if explorer:
+        body.append(explorer)
     body += ["## What a step is made of"]
     for phase in ("decode", "prefill"):
         bars = [
