@@ -6,6 +6,7 @@ Pages are built from the typed records and from `view` (the evaluation), never f
 from __future__ import annotations
 
 import json
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,21 +103,19 @@ def build_site(root: Path, options: Options) -> Site:
     site.pages[DEVICES] = render_device_index(devices, links)
     # A model kb check refuses is left out: its numbers would be nobody's.
     models = [m for m in sorted(kb.models, key=lambda m: m.id) if m.path not in failing]
-    estimates = model_views(models, devices, recipe_evaluators(entries, parsed))
     recipe = recipe_evaluators(entries, parsed)
+    estimates = model_views(models, devices, recipe)
     site.assets.update(model_explorer.asset_files())
     for model in models:
         page = model_page(model.id)
-        view = estimates[model.id]
+        estimated = estimates[model.id]
         block = ""
-        if view.estimate is not None and view.estimate.results:
+        if estimated.estimate is not None and estimated.estimate.results:
             site.assets[model_explorer.script_path(model.id)] = model_explorer.model_script(
-                view, devices, recipe
+                estimated, devices, recipe
             )
-            block = model_explorer.model_explorer_block(
-                model.id, lambda path, page=page: links.asset(page, path)
-            )
-        site.pages[page] = render_model(view, links, block)
+            block = model_explorer.model_explorer_block(model.id, partial(links.asset, page))
+        site.pages[page] = render_model(estimated, links, block)
     site.pages[MODELS_INDEX] = render_model_index(estimates, links)
     site.pages[SCHEMA_REFERENCE] = render_schema_reference(links)
     site.pages.update(render_rule_pages(links))
