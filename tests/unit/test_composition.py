@@ -7,7 +7,13 @@ import pytest
 
 from bottleneck_kb.composition.cards import recipe_cards
 from bottleneck_kb.composition.deployment import PARAMETERS, resolve
-from bottleneck_kb.composition.estimate import estimate, field_values, kind_of, memory
+from bottleneck_kb.composition.estimate import (
+    estimate,
+    field_values,
+    kind_of,
+    memory,
+    model_environment,
+)
 from bottleneck_kb.composition.kinds import kinds
 from bottleneck_kb.composition.request import estimate_model, tokens_per_step
 from bottleneck_kb.core.errors import BadRequest
@@ -56,7 +62,8 @@ def test_llama_70b_weights_and_kv_cache_as_computed_by_hand(llama: Model) -> Non
     parameters = 2 * 128256 * 8192 + 80 * layer + 8192
     assert parameters == 70_553_706_496
     deployment = resolve(llama.typical, llama.offered, {})
-    held = memory(llama, kind_of(llama), deployment)
+    kind = kind_of(llama)
+    held = memory(kind, model_environment(llama, kind, deployment))
     assert held.weights_bytes == 2 * parameters == 141_107_412_992
     # A key and a value of 128 for each of 8 KV heads of 80 layers, 2 bytes each.
     assert held.kv_bytes_per_token == 2 * 80 * 8 * 128 * 2 == 327_680

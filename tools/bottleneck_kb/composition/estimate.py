@@ -6,6 +6,7 @@ same numbers."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,8 +57,14 @@ def field_values(model: Model, kind: Kind) -> dict[str, float]:
 
 
 def environment(fields: Mapping[str, float], deployment: Deployment) -> dict[str, float]:
-    """What a recipe's formulas read: the model's fields and the deployment's numbers."""
-    return {**fields, **{n: float(deployment[n]) for n in NUMERIC}}
+    """What a recipe's formulas read: the model's fields and the deployment's numbers, each a
+    finite float (checked here once, so that each formula need not check its symbols again);
+    a ModelError names one that is not."""
+    env = {**fields, **{n: float(deployment[n]) for n in NUMERIC}}
+    for name, value in env.items():
+        if not math.isfinite(value):
+            raise ModelError(f"{name} is {value}: not a finite number")
+    return env
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,47 +219,55 @@ class _Bound:
     dtype: str | None
 
 
+def model_environment(model: Model, kind: Kind, deployment: Deployment) -> dict[str, float]:
+    """What `model`'s recipe reads at `deployment` (`environment` of its fields)."""
+    return environment(field_values(model, kind), deployment)
+
+
 def bound_rows(
-    model: Model, kind: Kind, deployment: Deployment, cards: Mapping[str, Evaluator]
+    kind: Kind, env: Mapping[str, float], dtype: str, cards: Mapping[str, Evaluator]
 ) -> list[_Bound]:
-    """The recipe's rows at `deployment` that it includes (count above 0), each with the
-    values its card is evaluated at (its bindings over the card's typical values)."""
-    env = environment(field_values(model, kind), deployment)
+    """The recipe's rows at `env` (model_environment) that it includes (count above 0), each
+    with the values its card is evaluated at (its bindings over the card's typical values);
+    `dtype` is the deployment's compute dtype, for the rows that take it."""
     found = []
     for row in kind.rows:
-        count = _evaluated(row.count, env, model, row, "count")
-        if count <= 0:
-            continue
+        try:
+            # The compiled programs check every step; `environment` checked their symbols.
+            count = row.count.program(env)
+            if count <= 0:
+                continue
+            overrides = {symbol: f.program(env) for symbol, f in row.bindings.items()}
+        except formula.FormulaError:
+            _failing(row, env)
+            raise
         evaluator = cards.get(row.card)
         if evaluator is None:
             raise ModelError(f"no card {row.card} (row {row.label}); run kb check")
-        overrides = {
-            symbol: _evaluated(f, env, model, row, symbol) for symbol, f in row.bindings.items()
-        }
-        dtype = str(deployment["dtype"]) if row.deployment_dtype else None
-        found.append(_Bound(row, count, evaluator, evaluator.values(overrides), dtype))
+        chosen = dtype if row.deployment_dtype else None
+        found.append(_Bound(row, count, evaluator, evaluator.values(overrides), chosen))
     return found
 
 
-def _evaluated(
-    parsed: formula.Formula, env: Mapping[str, float], model: Model, row: Row, what: str
-) -> float:
-    try:
-        return formula.evaluate(parsed, env)
-    except formula.FormulaError as exc:
-        raise ModelError(f"{row.phase} row {row.label}, {what}: {exc.message}") from None
+def _failing(row: Row, env: Mapping[str, float]) -> None:
+    """A ModelError naming the part of `row` (its count or a binding) that fails at `env`."""
+    for what, parsed in (("count", row.count), *row.bindings.items()):
+        try:
+            parsed.program(env)
+        except formula.FormulaError as exc:
+            raise ModelError(f"{row.phase} row {row.label}, {what}: {exc.message}") from None
 
 
-def memory(model: Model, kind: Kind, deployment: Deployment) -> Memory:
-    """The model's own memory account at `deployment` (not a sum of the cards' footprints)."""
-    env = environment(field_values(model, kind), deployment)
-    bits = {k: float(deployment[k]) / 8 for k in ("weight_bits", "kv_bits", "activation_bits")}
+def memory(kind: Kind, env: Mapping[str, float]) -> Memory:
+    """The model's own memory account at `env` (model_environment), not a sum of the cards'
+    footprints."""
+    bits = {k: env[k] / 8 for k in ("weight_bits", "kv_bits", "activation_bits")}
     return Memory(
-        formula.evaluate(kind.parameters, env) * bits["weight_bits"],
-        formula.evaluate(kind.kv_values_per_token, env) * bits["kv_bits"],
-        formula.evaluate(kind.parameters_per_device, env) * bits["weight_bits"],
-        formula.evaluate(kind.kv_values_per_token_per_device, env) * bits["kv_bits"],
-        formula.evaluate(kind.activation_values_per_device, env) * bits["activation_bits"],
+        kind.parameters.program(env) * bits["weight_bits"],
+        kind.kv_values_per_token.program(env) * bits["kv_bits"],
+        kind.parameters_per_device.program(env) * bits["weight_bits"],
+        kind.kv_values_per_token_per_device.program(env) * bits["kv_bits"],
+        kind.activation_values_per_device.program(env) * bits["activation_bits"],
     )
 
 
@@ -266,8 +281,12 @@ def estimate(
     """`model` at `deployment` (resolved: every parameter given) on each of `devices`: a
     result for every device that can run it, a reason for every other."""
     kind = kind_of(model)
-    rows = bound_rows(model, kind, deployment, cards)
-    held = memory(model, kind, deployment)
+    env = model_environment(model, kind, deployment)
+    try:
+        rows = bound_rows(kind, env, str(deployment["dtype"]), cards)
+        held = memory(kind, env)
+    except formula.FormulaError as exc:
+        raise ModelError(f"the memory account: {exc.message}") from None
     used = int(max(deployment["tp"], deployment["ep"]) * deployment["pp"])
     results: list[DeviceEstimate] = []
     skipped: list[Skipped] = []
@@ -290,9 +309,13 @@ def on_device(
 ) -> DeviceEstimate | Skipped:
     """The bound rows on one device, or why it cannot run them."""
     terms = []
+    lacking: dict[tuple[int, str | None], list[str]] = {}
     for bound in rows:
         evaluator = bound.evaluator
-        missing = evaluator.missing(device, dtype=bound.dtype)
+        key = (id(evaluator), bound.dtype)
+        missing = lacking.get(key)
+        if missing is None:
+            missing = lacking[key] = evaluator.missing(device, dtype=bound.dtype)
         if missing:
             return Skipped(device.id, f"no {missing[0]} in the catalog ({bound.row.card})")
         beyond = evaluator.beyond(device, bound.values)

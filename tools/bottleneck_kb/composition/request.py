@@ -15,7 +15,14 @@ from ..evaluation.result import DATASHEET, Basis
 from ..records.device import Device
 from ..records.model import Model
 from .deployment import NUMERIC, Deployment, resolve
-from .estimate import DeviceEstimate, ModelEstimate, estimate, kind_of, memory
+from .estimate import (
+    DeviceEstimate,
+    ModelEstimate,
+    estimate,
+    kind_of,
+    memory,
+    model_environment,
+)
 
 #: The cards speculative decoding is priced with.
 DRAFT_CARD = "flops/speculative-draft"
@@ -136,8 +143,11 @@ def speculate(
 
     def step(batch: float) -> float:
         at = {**deployment, "batch": batch}
-        held = memory(target, kind_of(target), at)
-        draft_held = memory(draft, kind_of(draft), {**at, "tp": 1, "ep": 1, "pp": 1})
+        kind = kind_of(target)
+        held = memory(kind, model_environment(target, kind, at))
+        alone = {**at, "tp": 1, "ep": 1, "pp": 1}
+        draft_kind = kind_of(draft)
+        draft_held = memory(draft_kind, model_environment(draft, draft_kind, alone))
         k = float(deployment["draft_k"])
         drafting = _card_time(
             cards,

@@ -6,8 +6,8 @@ Pages are built from the typed records and from `view` (the evaluation), never f
 from __future__ import annotations
 
 import json
-from functools import partial
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ...checking.run import check_read, checked_catalog
