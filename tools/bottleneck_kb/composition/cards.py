@@ -12,9 +12,15 @@ from ..records.entry import Entry
 from .kinds import kinds
 
 
+#: The cards speculative decoding (`kb estimate --draft`) is priced with.
+DRAFT_CARD = "flops/speculative-draft"
+VERIFICATION_CARD = "speculative/verification"
+
+
 def recipe_card_ids() -> frozenset[str]:
-    """Every card some kind's recipe binds."""
-    return frozenset(c for kind in kinds().values() for c in kind.cards)
+    """Every card some kind's recipe binds, and the draft's and verification's."""
+    bound = {c for kind in kinds().values() for c in kind.cards}
+    return frozenset({*bound, DRAFT_CARD, VERIFICATION_CARD})
 
 
 def recipe_cards(root: Path, read: list[Entry] | None = None) -> dict[str, Evaluator]:

@@ -14,6 +14,7 @@ from ..evaluation.formulas import EvaluationError
 from ..evaluation.result import DATASHEET, Basis
 from ..records.device import Device
 from ..records.model import Model
+from .cards import DRAFT_CARD, VERIFICATION_CARD
 from .deployment import NUMERIC, Deployment, resolve
 from .estimate import (
     DeviceEstimate,
@@ -24,9 +25,6 @@ from .estimate import (
     model_environment,
 )
 
-#: The cards speculative decoding is priced with.
-DRAFT_CARD = "flops/speculative-draft"
-VERIFICATION_CARD = "speculative/verification"
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +181,7 @@ def speculate(
     made = tokens_per_step(float(deployment["draft_k"]), float(deployment["acceptance_rate"]))
     step_s = step(result.batch)
     speedup = made * result.phase_seconds("decode") / step_s
-    even = _break_even(target, step, made, deployment, cards, device, basis)
+    even = _break_even(target, step, made, deployment, cards, device, basis, result.max_batch)
     return Speculation(result.device, made, step_s, speedup, even)
 
 
@@ -195,10 +193,12 @@ def _break_even(
     cards: Mapping[str, Evaluator],
     device: Device,
     basis: Basis,
+    most: int,
 ) -> float:
-    """The largest offered batch at which speculation still pays, by bisection over the
-    offered batches (at most 40 steps)."""
+    """The largest offered batch that fits (`most`, the target's max_batch) at which
+    speculation still pays, by bisection (at most 40 steps)."""
     low, high = (float(v) for v in target.offered.get("batch", [deployment["batch"]] * 2))
+    high = max(low, min(high, float(most)))
 
     def pays(batch: float) -> bool:
         at = {**deployment, "batch": batch}
