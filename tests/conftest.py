@@ -93,8 +93,8 @@ CONTRIBUTED = "-contributed"
 
 @pytest.fixture(scope="session", params=["as-is", "with-a-contribution"])
 def repository(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's root, and a copy of it with one more valid entry and one more valid
-    device: whatever a repository-level test asserts must hold for both, so that a
+    """The repository's root, and a copy of it with one more valid entry, one more valid
+    device and one more valid model: whatever a repository-level test asserts must hold for both, so that a
     contributor's valid addition never breaks CI."""
     if request.param == "as-is":
         return REPOSITORY
@@ -107,6 +107,8 @@ def repository(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     # card until the contributor adds the same exception for the new device.
     device = root / "hardware" / "nvidia-h100-sxm.yaml"
     _copy(device, device.stem, "name")
+    model = min((root / "models").glob("*.yaml"))
+    _copy(model, model.stem, "title")
     return root
 
 
@@ -163,13 +165,15 @@ def _copy(original: Path, original_id: str, label: str) -> None:
 
 
 def counted(root: Path) -> str:
-    """`N entries against M devices`, counted from the files of `root` as `kb check` says it."""
+    """`N entries [and K models] against M devices`, counted from the files of `root` as
+    `kb check` says it."""
     entries = sum(1 for _ in (root / "entries").rglob("*.yaml"))
     devices = sum(1 for _ in (root / "hardware").glob("*.yaml"))
-    return (
-        f"{entries} {'entry' if entries == 1 else 'entries'} against "
-        f"{devices} {'device' if devices == 1 else 'devices'}"
-    )
+    models = sum(1 for _ in (root / "models").glob("*.yaml"))
+    held = f"{entries} {'entry' if entries == 1 else 'entries'}"
+    if models:
+        held += f" and {models} model{'s' * (models != 1)}"
+    return f"{held} against {devices} {'device' if devices == 1 else 'devices'}"
 
 
 def read_expected(path: Path) -> list[tuple[int, int, str, str | None]]:

@@ -602,3 +602,27 @@ def test_the_whole_repository_or_its_folders_given_is_a_full_run(base: Path, giv
 
     assert {d.code for d in full.diagnostics} >= {"KB202", "KB203", "KB019"}
     assert result.diagnostics == full.diagnostics
+
+
+def test_changed_since_and_staged_re_check_the_models_a_change_touches(repository: Path) -> None:
+    """A changed model is checked; a deleted card re-checks the models whose recipes bind it;
+    a change elsewhere checks no model."""
+    model = repository / "models" / "llama-3.1-70b.yaml"
+    edit(model, "  batch: [1, 1024]", "  batch: [1, 100000]")
+    code, output = run("--root", str(repository), "--changed-since", "main")
+    assert code == 1
+    assert {line.split(":")[0] for line in output.splitlines() if " KB6" in line} == {
+        "models/llama-3.1-70b.yaml"
+    }
+    git(repository, "checkout", "-q", "--", "models")
+    git(repository, "rm", "-q", "entries/gemm/lm-head.yaml")
+    code, output = run("--root", str(repository), "--staged")
+    assert code == 1
+    models = sorted(p.relative_to(repository).as_posix() for p in (repository / "models").glob("*.yaml"))
+    said = sorted({line.split(":")[0] for line in output.splitlines() if " KB606 " in line})
+    assert said == models
+    git(repository, "reset", "-q", "--hard")
+    unrelated = repository / "entries" / "training" / "optimizer-step.yaml"
+    unrelated.write_text(unrelated.read_text("utf-8") + "# a comment\n", "utf-8")
+    code, output = run("--root", str(repository), "--changed-since", "main")
+    assert output.splitlines()[-1].startswith("All clear: checked 1 entry against")

@@ -177,3 +177,25 @@ def test_tokens_a_verified_step_yields() -> None:
     # 1 + a + a^2 + ... + a^k: the accepted prefix and the target's own token.
     assert tokens_per_step(4, 0.7) == pytest.approx(1 + 0.7 + 0.49 + 0.343 + 0.2401)
     assert tokens_per_step(4, 0.0) == 1.0
+
+
+def test_speculative_decoding_adds_its_figures_for_each_device(
+    cards: dict[str, Evaluator], catalog: Catalog
+) -> None:
+    from bottleneck_kb.knowledge.base import KnowledgeBase
+
+    kb = KnowledgeBase.load(REPOSITORY)
+    target, draft = kb.model("llama-3.1-8b"), kb.model("llama-3.2-1b")
+    assert target is not None and draft is not None
+    h100 = catalog.devices["nvidia-h100-sxm"]
+    found = estimate_model(target, {"draft_k": 4, "acceptance_rate": 0.7}, [h100], cards, draft=draft)
+    spec = found.as_json()["speculative"]
+    assert (spec["draft"], spec["draft_k"], spec["acceptance_rate"]) == ("llama-3.2-1b", 4, 0.7)
+    assert spec["tokens_per_step"] == pytest.approx(2.7731)
+    on_h100 = spec["devices"]["nvidia-h100-sxm"]
+    assert list(on_h100) == ["tokens_per_step", "step_s", "speedup", "break_even_batch"]
+    plain = found.results[0].phase_seconds("decode")
+    assert on_h100["speedup"] == pytest.approx(2.7731 * plain / on_h100["step_s"])
+    # At batch 1 a memory-bound target gains; the break-even batch is one that fits.
+    assert on_h100["speedup"] > 1
+    assert 1 <= on_h100["break_even_batch"] <= found.results[0].max_batch
