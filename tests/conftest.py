@@ -94,8 +94,8 @@ CONTRIBUTED = "-contributed"
 @pytest.fixture(scope="session", params=["as-is", "with-a-contribution"])
 def repository(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's root, and a copy of it with one more valid entry, one more valid
-    device and one more valid model: whatever a repository-level test asserts must hold for both, so that a
-    contributor's valid addition never breaks CI."""
+    device and one more valid model: whatever a repository-level test asserts must hold for
+    both, so that a contributor's valid addition never breaks CI."""
     if request.param == "as-is":
         return REPOSITORY
     root = copy_repository(tmp_path_factory.mktemp("contributed") / "repository")

@@ -16,6 +16,7 @@ import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[1]
@@ -42,11 +43,19 @@ COMMON = (
 AGREE = 0.01
 
 
-def main_records() -> list[dict]:
+#: A case: the peers' model and device names, the phase, the batch and the tokens.
+Case = tuple[str, str, str, int, int]
+
+
+def main_records() -> list[dict[str, Any]]:
     records = json.loads(RESULTS.read_text("utf-8"))
-    kept = []
+    kept: list[dict[str, Any]] = []
     for r in records:
-        variant = (r.get("breakdown") or {}).get("variant") if isinstance(r.get("breakdown"), dict) else None
+        variant = (
+            (r.get("breakdown") or {}).get("variant")
+            if isinstance(r.get("breakdown"), dict)
+            else None
+        )
         if r["seconds"] is None or r["model"] not in MODELS or r["device"] not in DEVICES:
             continue
         if variant != MAIN.get(r["tool"]):
@@ -55,7 +64,7 @@ def main_records() -> list[dict]:
     return kept
 
 
-def ours() -> dict[tuple[str, str, str, int, int], tuple[float, float, float]]:
+def ours() -> dict[Case, tuple[float, float, float]]:
     """(model, device, phase, batch, tokens) -> our sum, floor and common terms, seconds."""
     sys.path.insert(0, str(REPOSITORY / "tools"))
     from bottleneck_kb.composition.cards import recipe_cards
@@ -64,7 +73,7 @@ def ours() -> dict[tuple[str, str, str, int, int], tuple[float, float, float]]:
 
     kb = KnowledgeBase.load(REPOSITORY)
     cards = recipe_cards(REPOSITORY)
-    found = {}
+    found: dict[Case, tuple[float, float, float]] = {}
     for r in main_records():
         key = (r["model"], r["device"], r["phase"], int(r["batch"]), int(r["context"]))
         if key in found:
@@ -72,8 +81,15 @@ def ours() -> dict[tuple[str, str, str, int, int], tuple[float, float, float]]:
         model = kb.model(MODELS[r["model"]])
         assert model is not None, r["model"]
         tokens = float(r["context"])
-        given = {"batch": float(r["batch"]), "tp": 1.0, "prompt": tokens, "context": max(tokens, 128.0)}
-        (result,) = estimate_model(model, given, [kb.catalog.devices[DEVICES[r["device"]]]], cards).results
+        given = {
+            "batch": float(r["batch"]),
+            "tp": 1.0,
+            "prompt": tokens,
+            "context": max(tokens, 128.0),
+        }
+        (result,) = estimate_model(
+            model, given, [kb.catalog.devices[DEVICES[r["device"]]]], cards
+        ).results
         phase = r["phase"]
         common = sum(t.seconds for t in result.terms if t.phase == phase and t.label in COMMON)
         found[key] = (result.phase_seconds(phase), result.floor(phase), common)
@@ -84,8 +100,13 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:,.3f}"
 
 
-def table(run: str, phase: str, records: list[dict], mine: dict) -> list[str]:
-    by_case: dict[tuple, dict[str, float]] = {}
+def table(
+    run: str,
+    phase: str,
+    records: list[dict[str, Any]],
+    mine: dict[Case, tuple[float, float, float]],
+) -> list[str]:
+    by_case: dict[Case, dict[str, float]] = {}
     for r in records:
         if r["run"] == run and r["phase"] == phase:
             key = (r["model"], r["device"], phase, int(r["batch"]), int(r["context"]))
@@ -109,7 +130,12 @@ def table(run: str, phase: str, records: list[dict], mine: dict) -> list[str]:
     return lines
 
 
-def agreement(records: list[dict], mine: dict, tool: str, phase: str) -> float:
+def agreement(
+    records: list[dict[str, Any]],
+    mine: dict[Case, tuple[float, float, float]],
+    tool: str,
+    phase: str,
+) -> float:
     """The largest relative difference of `tool`'s datasheet run from our common terms."""
     worst = 0.0
     for r in records:
@@ -193,11 +219,12 @@ def page() -> str:
         "tp 1, as ours keeps its numbers with `fits: false`.",
         "",
         "Versions: " + "; ".join(versions) + ".",
-        "The pip-installed three run in environments of their own (`benchmarks/peers/run_*.py`, re-run by the test suite); LLM-Viewer's numbers",
-        "are kept as data citing its commit. Times are milliseconds; in brackets, the peer over our",
-        "common terms (the GEMMs, attention over the KV cache and the LM head, the terms every peer",
-        "counts). Ours is `kb estimate`, evaluated when this page was written (`benchmarks/peers/",
-        "compare.py`; a test holds it current).",
+        "The pip-installed three run in environments of their own",
+        "(`benchmarks/peers/run_*.py`, re-run by the test suite); LLM-Viewer's numbers are",
+        "kept as data citing its commit. Times are milliseconds; in brackets, the peer over",
+        "our common terms (the GEMMs, attention over the KV cache and the LM head, the terms",
+        "every peer counts). Ours is `kb estimate`, evaluated when this page was written",
+        "(`benchmarks/peers/compare.py`; a test holds it current).",
         "",
         "## Where we count the same terms",
         "",

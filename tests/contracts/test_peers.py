@@ -10,6 +10,7 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,7 +40,7 @@ def test_genz_and_our_common_terms_agree_within_one_percent_on_every_decode_case
     assert compare.agreement(records, mine, "GenZ", "decode") <= compare.AGREE
 
 
-def _key(record: dict) -> tuple:
+def _key(record: dict[str, Any]) -> tuple[Any, ...]:
     breakdown = record.get("breakdown")
     variant = breakdown.get("variant") if isinstance(breakdown, dict) else None
     fields = ("tool", "model", "device", "run", "phase", "batch", "context")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from bottleneck_kb.checking.results import CheckResult
 from bottleneck_kb.checking.run import check
 from bottleneck_kb.cli import main
 
@@ -154,7 +155,10 @@ def test_a_changed_card_rechecks_the_models_that_bind_it(knowledge_base: Path) -
     card = knowledge_base / "entries" / "gemm" / "lm-head.yaml"
     unrelated = knowledge_base / "entries" / "training" / "optimizer-step.yaml"
     device = knowledge_base / "hardware" / "nvidia-l4.yaml"
-    model_paths = lambda found: {d.path for d in found.diagnostics if d.path.startswith("models/")}  # noqa: E731
+
+    def model_paths(found: CheckResult) -> set[str]:
+        return {d.path for d in found.diagnostics if d.path.startswith("models/")}
+
     assert model_paths(check(knowledge_base, [card])) == {"models/llama-3.1-70b.yaml"}
     assert model_paths(check(knowledge_base, [device])) == {"models/llama-3.1-70b.yaml"}
     assert model_paths(check(knowledge_base, [path])) == {"models/llama-3.1-70b.yaml"}

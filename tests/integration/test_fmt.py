@@ -351,8 +351,8 @@ def test_the_repository_is_already_formatted() -> None:
     run_ = format_paths(REPOSITORY)
     assert run_.diagnostics == []
     assert [f.display for f in run_.changed] == []
-    assert len(run_.formatted) == len(discover(REPOSITORY, "entries")) + len(
-        discover(REPOSITORY, "hardware")
+    assert len(run_.formatted) == sum(
+        len(discover(REPOSITORY, folder)) for folder in ("entries", "hardware", "models")
     )
 
 

@@ -22,7 +22,7 @@ import yaml
 
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, patched
 
-from ..conftest import REPOSITORY, copy_repository
+from ..conftest import REPOSITORY, copy_repository, counted
 
 BIN = Path(sys.executable).parent
 VERSION = tomllib.loads((REPOSITORY / "pyproject.toml").read_text("utf-8"))["project"]["version"]
@@ -83,7 +83,7 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def knowledge_base(tmp_path: Path) -> Path:
-    """A copy of entries/ and hardware/ in an empty folder outside the repository."""
+    """A copy of entries/, hardware/ and models/ in an empty folder outside the repository."""
     return copy_repository(tmp_path / "kb")
 
 
@@ -91,6 +91,8 @@ def test_the_wheel_carries_the_schemas_and_no_stale_modules(wheel: Path) -> None
     names = set(zipfile.ZipFile(wheel).namelist())
     for schema in (REPOSITORY / "tools" / "bottleneck_kb" / "schemas").glob("*.json"):
         assert f"bottleneck_kb/schemas/{schema.name}" in names
+    for kind in (REPOSITORY / "tools" / "bottleneck_kb" / "composition" / "kinds").glob("*.yaml"):
+        assert f"bottleneck_kb/composition/kinds/{kind.name}" in names
     modules = {n for n in names if n.startswith("bottleneck_kb/") and n.endswith(".py")}
     tracked = {
         p.relative_to(REPOSITORY / "tools").as_posix()
@@ -110,13 +112,18 @@ def test_the_installed_kb_runs_outside_the_repository(
     assert Path(where.stdout.strip()).is_relative_to(installed.parent), where.stdout
     assert not (knowledge_base / "schema").exists()
 
-    entries = len(list((knowledge_base / "entries").rglob("*.yaml")))
-    devices = len(list((knowledge_base / "hardware").glob("*.yaml")))
     checked = run([installed / "kb", "check"], knowledge_base)
     assert (checked.returncode, checked.stdout) == (
         0,
-        f"All clear: checked {entries} entries against {devices} devices.\n",
+        f"All clear: checked {counted(knowledge_base)}.\n",
     ), checked.stderr
+    # The architecture kinds are package data of the wheel: a model estimates outside the
+    # repository.
+    estimated = run(
+        [installed / "kb", "estimate", "llama-3.1-8b", "--on", "nvidia-h100-sxm"], knowledge_base
+    )
+    assert estimated.returncode == 0, estimated.stderr
+    assert estimated.stdout.startswith("llama-3.1-8b at batch 1")
 
     evaluated = run([installed / "kb", "eval", "flops/speculative-draft"], knowledge_base)
     assert evaluated.returncode == 0, evaluated.stderr

@@ -188,7 +188,9 @@ def test_speculative_decoding_adds_its_figures_for_each_device(
     target, draft = kb.model("llama-3.1-8b"), kb.model("llama-3.2-1b")
     assert target is not None and draft is not None
     h100 = catalog.devices["nvidia-h100-sxm"]
-    found = estimate_model(target, {"draft_k": 4, "acceptance_rate": 0.7}, [h100], cards, draft=draft)
+    found = estimate_model(
+        target, {"draft_k": 4, "acceptance_rate": 0.7}, [h100], cards, draft=draft
+    )
     spec = found.as_json()["speculative"]
     assert (spec["draft"], spec["draft_k"], spec["acceptance_rate"]) == ("llama-3.2-1b", 4, 0.7)
     assert spec["tokens_per_step"] == pytest.approx(2.7731)

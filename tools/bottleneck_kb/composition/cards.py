@@ -11,7 +11,6 @@ from ..knowledge.read import guarded, read_entry
 from ..records.entry import Entry
 from .kinds import kinds
 
-
 #: The cards speculative decoding (`kb estimate --draft`) is priced with.
 DRAFT_CARD = "flops/speculative-draft"
 VERIFICATION_CARD = "speculative/verification"

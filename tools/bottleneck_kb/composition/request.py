@@ -26,7 +26,6 @@ from .estimate import (
 )
 
 
-
 @dataclass(frozen=True, slots=True)
 class Speculation:
     """Speculative decoding on one device: a step drafts draft_k tokens and verifies them."""
