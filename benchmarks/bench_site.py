@@ -1,7 +1,8 @@
 """How fast the site builds, against MkDocs building the same pages written out as files.
 
 For 1,000 and 2,000 synthetic entries (benchmarks/synthetic.py: varied formulas, so that a
-cache keyed on formula content is not flattered), in fresh processes, from the same run:
+cache keyed on formula content is not flattered) beside the repository's cards and models, in
+fresh processes, from the same run:
 
 - cold: `mkdocs build` with no cache (every entry evaluated, sympy included);
 - baseline: MkDocs (same theme, navigation and stylesheet, no plugin) building the very pages
@@ -42,8 +43,12 @@ CACHE = "build/.kb-site-cache"
 
 
 def prepare(target: Path, count: int) -> Path:
-    """A synthetic knowledge base with the repository's site pages and configuration."""
+    """A synthetic knowledge base with the repository's site pages and configuration, and
+    the repository's cards and models (a model's recipe binds real cards), so that the build
+    makes the model pages and their explorers too."""
     root = make_knowledge_base(target, count, REPOSITORY)
+    shutil.copytree(REPOSITORY / "entries", root / "entries", dirs_exist_ok=True)
+    shutil.copytree(REPOSITORY / "models", root / "models")
     shutil.copytree(REPOSITORY / "site", root / "site")
     for name in ("mkdocs.yml", "README.md", "CONTRIBUTING.md"):
         if (REPOSITORY / name).exists():
@@ -85,7 +90,7 @@ def plain_files(root: Path) -> Path:
 
 
 def change_one_entry(root: Path, run: int) -> None:
-    entry = sorted((root / "entries").rglob("*.yaml"))[run]
+    entry = sorted((root / "entries").rglob("synthetic-*.yaml"))[run]
     text = entry.read_text("utf-8")
     entry.write_text(text.replace('title: "Synthetic', 'title: "Changed synthetic', 1), "utf-8")
 
