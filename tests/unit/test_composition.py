@@ -201,3 +201,25 @@ def test_speculative_decoding_adds_its_figures_for_each_device(
     # At batch 1 a memory-bound target gains; the break-even batch is one that fits.
     assert on_h100["speedup"] > 1
     assert 1 <= on_h100["break_even_batch"] <= found.results[0].max_batch
+
+
+def test_the_shared_vocabulary_names_deployment_parameters_only() -> None:
+    """A quantity cards share records the deployment's name for it (x-deployment): every such
+    name is a parameter of the deployment, and each of the table's quantities has its name."""
+    from bottleneck_kb.composition.deployment import BY_NAME
+    from bottleneck_kb.schemas import shared_quantities
+
+    named = {deployment for _, deployment in shared_quantities().values() if deployment}
+    assert named <= BY_NAME.keys()
+    assert {"batch", "prompt", "context", "tp", "ep", "weight_bits", "kv_bits"} <= named
+
+
+def test_the_model_schema_lists_the_deployment_s_parameters() -> None:
+    """The model schema's deployment and offer are the table of deployment.py, in its order
+    (the schema is what editors complete from; the table what kb estimate reads)."""
+    from bottleneck_kb.composition.deployment import PARAMETERS, SPECULATIVE
+
+    defs = schema("model")["$defs"]
+    assert list(defs["deployment"]["properties"]) == [p.name for p in PARAMETERS]
+    offered = [p.name for p in PARAMETERS if p.name not in SPECULATIVE]
+    assert list(defs["offered"]["properties"]) == offered

@@ -15,32 +15,30 @@ from ..core.text import suggest
 
 @dataclass(frozen=True, slots=True)
 class Parameter:
+    """A deployment parameter. Where it is a quantity cards share, the entry schema's shared
+    vocabulary (`$defs/quantity`) records this name beside it (`x-deployment`), and a test
+    holds the two to the same names."""
+
     name: str
     meaning: str
     default: float | str
-    #: The shared vocabulary's quantity this is the short name of, where it has one.
-    quantity: str | None = None
 
 
 #: Every deployment parameter, in the order they are shown.
 PARAMETERS = (
-    Parameter("batch", "sequences decoded together", 1, "batch_size"),
-    Parameter("prompt", "tokens prefilled a sequence", 1, "prompt_length"),
-    Parameter(
-        "context", "tokens in each sequence's KV cache at the decode step", 1, "context_length"
-    ),
+    Parameter("batch", "sequences decoded together", 1),
+    Parameter("prompt", "tokens prefilled a sequence", 1),
+    Parameter("context", "tokens in each sequence's KV cache at the decode step", 1),
     Parameter("output", "tokens generated a sequence (request time only)", 1),
-    Parameter("tp", "tensor parallel degree", 1, "tensor_parallel_degree"),
-    Parameter("ep", "expert parallel degree", 1, "expert_parallel_degree"),
-    Parameter("pp", "pipeline parallel degree", 1, "pipeline_parallel_degree"),
-    Parameter("weight_bits", "bits a stored weight", 16, "weight_bits"),
-    Parameter("kv_bits", "bits a cached key or value", 16, "kv_bits"),
-    Parameter("activation_bits", "bits an activation", 16, "activation_bits"),
+    Parameter("tp", "tensor parallel degree", 1),
+    Parameter("ep", "expert parallel degree", 1),
+    Parameter("pp", "pipeline parallel degree", 1),
+    Parameter("weight_bits", "bits a stored weight", 16),
+    Parameter("kv_bits", "bits a cached key or value", 16),
+    Parameter("activation_bits", "bits an activation", 16),
     Parameter("dtype", "compute data type (a peak_flops row of the hardware schema)", "bf16"),
-    Parameter("draft_k", "with a draft model: tokens drafted a step", 4, "draft_tokens"),
-    Parameter(
-        "acceptance_rate", "with a draft model: the chance each is accepted", 0.7, "acceptance_rate"
-    ),
+    Parameter("draft_k", "with a draft model: tokens drafted a step", 4),
+    Parameter("acceptance_rate", "with a draft model: the chance each is accepted", 0.7),
 )
 
 BY_NAME = {p.name: p for p in PARAMETERS}
@@ -53,7 +51,7 @@ DEGREES = ("tp", "ep", "pp")
 
 #: The parameters of speculative decoding, which a model does not offer: their ranges are the
 #: draft and verification cards'.
-SPECULATIVE = ("draft_k", "acceptance_rate")
+SPECULATIVE = "draft_k"
 
 #: Their allowed values, the cards' ranges (flops/speculative-draft's k and a).
 SPECULATIVE_RANGES = {"draft_k": (1.0, 16.0), "acceptance_rate": (0.0, 0.99)}
