@@ -51,7 +51,7 @@ DEGREES = ("tp", "ep", "pp")
 
 #: The parameters of speculative decoding, which a model does not offer: their ranges are the
 #: draft and verification cards'.
-SPECULATIVE = "draft_k"
+SPECULATIVE = ("draft_k", "acceptance_rate")
 
 #: Their allowed values, the cards' ranges (flops/speculative-draft's k and a).
 SPECULATIVE_RANGES = {"draft_k": (1.0, 16.0), "acceptance_rate": (0.0, 0.99)}
