@@ -1,4 +1,4 @@
-"""Whole models from cards: architecture kinds, recipes and the estimate of a model on a device.
-
-The slot below the rules, which will check recipes as they check formulas.
-"""
+"""Whole models from cards: the architecture kinds (package data in `kinds/`), the deployment,
+the cards a recipe binds, and the estimate of a model at a deployment on each device. The rules
+(`rules/models.py`) check model files and recipes with these; `kb estimate`, the site and the
+export read the estimate."""
