@@ -12,6 +12,7 @@ import click
 from .options import (
     ESTIMATE,
     again_args,
+    basis_options,
     catalog_option,
     format_option,
     root_folder,
@@ -76,18 +77,7 @@ def _deployment(values: tuple[str, ...], degrees: dict[str, int | None]) -> dict
     metavar="MODEL",
     help="A draft model: add speculative decoding.",
 )
-@click.option(
-    "--basis",
-    type=click.Choice(["datasheet", "measured"]),
-    default="datasheet",
-    show_default=True,
-    help="Device figures: the datasheet's, or measured ones where the catalog has them.",
-)
-@click.option(
-    "--derated",
-    is_flag=True,
-    help="Apply each device's typical achieved fraction of peak, where the catalog has one.",
-)
+@basis_options
 @format_option(ESTIMATE, "table")
 @catalog_option
 @root_option

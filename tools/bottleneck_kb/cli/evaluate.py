@@ -12,6 +12,7 @@ import click
 from .options import (
     EVALUATION,
     again_args,
+    basis_options,
     catalog_option,
     format_option,
     root_folder,
@@ -57,18 +58,7 @@ def _parse_assignments(values: tuple[str, ...]) -> dict[str, float]:
     metavar="SYMBOL=VALUE",
     help="Set a symbol to a value within its range (repeatable) [default: its typical value].",
 )
-@click.option(
-    "--basis",
-    type=click.Choice(["datasheet", "measured"]),
-    default="datasheet",
-    show_default=True,
-    help="Device figures: the datasheet's, or measured ones where the catalog has them.",
-)
-@click.option(
-    "--derated",
-    is_flag=True,
-    help="Apply each device's typical achieved fraction of peak, where the catalog has one.",
-)
+@basis_options
 @format_option(EVALUATION, "table")
 @catalog_option
 @root_option

@@ -93,6 +93,23 @@ def root_option(function: click.decorators.FC) -> click.decorators.FC:
     )(function)
 
 
+def basis_options(function: click.decorators.FC) -> click.decorators.FC:
+    """--basis and --derated: which device figures an evaluation uses (`kb eval`,
+    `kb estimate`)."""
+    function = click.option(
+        "--derated",
+        is_flag=True,
+        help="Apply each device's typical achieved fraction of peak, where the catalog has one.",
+    )(function)
+    return click.option(
+        "--basis",
+        type=click.Choice(["datasheet", "measured"]),
+        default="datasheet",
+        show_default=True,
+        help="Device figures: the datasheet's, or measured ones where the catalog has them.",
+    )(function)
+
+
 def catalog_option(function: click.decorators.FC) -> click.decorators.FC:
     return click.option(
         "--catalog",

@@ -114,6 +114,22 @@ class Device:
         return self.quantities.get(name)
 
 
+def citations(source: Document) -> tuple[Citation, ...]:
+    """The `sources` of a device or model file, each where it was written."""
+    return tuple(
+        Citation(
+            s["id"],
+            s["title"],
+            s["url"],
+            s["publisher"],
+            s["kind"],
+            s["read"],
+            Located(source, ("sources", i)),
+        )
+        for i, s in enumerate(source.data["sources"])
+    )
+
+
 def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
     """A Device from a document the hardware schema has accepted; quantities are parsed here,
     so a figure in the wrong dimension is reported where it was written."""
@@ -185,18 +201,7 @@ def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
             for name, item in data.get("achieved_fraction", {}).items()
         },
         notes=data.get("notes"),
-        sources=tuple(
-            Citation(
-                s["id"],
-                s["title"],
-                s["url"],
-                s["publisher"],
-                s["kind"],
-                s["read"],
-                at("sources", i),
-            )
-            for i, s in enumerate(data["sources"])
-        ),
+        sources=citations(source),
         source=source,
     ), []
 

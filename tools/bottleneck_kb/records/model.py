@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..source import Document
-from .device import Citation
+from .device import Citation, citations
 from .located import Located
 
 #: A config value as published: a number, a boolean, a string, null or a list of numbers.
@@ -81,17 +81,6 @@ def build_model(source: Document) -> Model:
         offered={k: list(v) for k, v in data["offered"].items()},
         drafts=tuple(data.get("drafts", ())),
         notes=data.get("notes"),
-        sources=tuple(
-            Citation(
-                s["id"],
-                s["title"],
-                s["url"],
-                s["publisher"],
-                s["kind"],
-                s["read"],
-                Located(source, ("sources", i)),
-            )
-            for i, s in enumerate(data["sources"])
-        ),
+        sources=citations(source),
         source=source,
     )
