@@ -1356,3 +1356,26 @@ def test_the_model_explorer_gives_kb_estimates_numbers(browser: Browser, kb_copy
     assert browser.errors == []
     page.screenshot(path=str(REPOSITORY / "build" / "site-model.png"), full_page=True)
     assert browser.off_localhost() == []
+
+
+def test_every_models_explorer_gives_kb_estimates_numbers_at_its_typical_deployment(
+    browser: Browser, kb_copy: Path
+) -> None:
+    from bottleneck_kb.composition.cards import recipe_cards
+    from bottleneck_kb.composition.request import estimate_model
+
+    kb = KnowledgeBase.load(kb_copy)
+    cards = recipe_cards(kb_copy)
+    for model in kb.models:
+        page = browser.open(f"models/{model.id}/")
+        page.wait_for_selector(".kb-model-results table")
+        found = estimate_model(model, {}, list(kb.catalog.devices.values()), cards)
+        explored = _explored(page)
+        assert sorted(explored) == sorted(r.device for r in found.results), model.id
+        for result in found.results:
+            decode = result.phase_seconds("decode")
+            assert explored[result.device][2] == pytest.approx(decode, rel=1e-12), model.id
+            assert explored[result.device][0] == pytest.approx(
+                result.phase_seconds("prefill"), rel=1e-12
+            ), model.id
+    assert browser.errors == []
