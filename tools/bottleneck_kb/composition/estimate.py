@@ -119,6 +119,12 @@ class DeviceEstimate:
     def floor(self, phase: str) -> float:
         return max(self.roofs(phase).values())
 
+    def bound(self, phase: str) -> str:
+        """The roof whose total is largest over the phase's rows: what bounds the step (the
+        first of the roof table wins a tie)."""
+        roofs = self.roofs(phase)
+        return max(roofs, key=roofs.__getitem__)
+
     @property
     def footprint_bytes_per_device(self) -> float:
         m = self.memory

@@ -60,16 +60,10 @@ class Kind:
     rows: tuple[Row, ...]
     source: Document
 
-    def phase(self, name: str) -> tuple[Row, ...]:
-        return tuple(r for r in self.rows if r.phase == name)
-
     @property
     def cards(self) -> frozenset[str]:
         """The ids of the cards the recipe binds."""
         return frozenset(r.card for r in self.rows)
-
-    def row_pointer(self, row: Row) -> tuple[str | int, ...]:
-        return ("recipe", row.phase, row.index)
 
 
 @cache

@@ -100,8 +100,9 @@ def estimate_model(
             f"draft '{draft.id}' has another vocabulary than '{model.id}' "
             f"({draft.config.get('vocab_size')} tokens, not {model.config.get('vocab_size')})"
         )
+    by_id = {d.id: d for d in devices}
     speculation = {
-        r.device: speculate(model, draft, deployment, r, cards, devices, basis)
+        r.device: speculate(model, draft, deployment, r, cards, by_id[r.device], basis)
         for r in found.results
     }
     rate = float(deployment["acceptance_rate"])
@@ -130,13 +131,12 @@ def speculate(
     deployment: Deployment,
     result: DeviceEstimate,
     cards: Mapping[str, Evaluator],
-    devices: Sequence[Device],
+    device: Device,
     basis: Basis,
 ) -> Speculation:
-    """Speculative decoding of `target` on `result`'s device: the draft card's time for k
+    """Speculative decoding of `target` on `device` (`result`'s): the draft card's time for k
     drafted tokens plus the verification card's for k + 1 positions, against the target's
     decode step."""
-    device = next(d for d in devices if d.id == result.device)
 
     def step(batch: float) -> float:
         at = {**deployment, "batch": batch}

@@ -78,6 +78,12 @@ def number(value: float) -> str:
     return f"{value:.4g}"
 
 
+def grouped(value: float) -> str:
+    """A rate as people read it: 13,420 with its thousands grouped, else as `number` (821.9,
+    0.53)."""
+    return f"{value:,.0f}" if value >= 1000 else number(value)
+
+
 def exact_number(value: float) -> str:
     """`number(value)` where that is the value, else every digit it takes (4096.0001): what a
     message compares with a bound must not be rounded onto it."""

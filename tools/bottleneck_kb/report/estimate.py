@@ -4,23 +4,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..composition.estimate import DeviceEstimate, ModelEstimate
 from ..core.diagnostics import inert_json, one_line
-from ..core.numbers import format_quantity, format_seconds, number
+from ..core.numbers import format_quantity, format_seconds, grouped, number
 from . import ESTIMATE, aligned_columns, reporter
-
-
-def estimate_data(found: ModelEstimate) -> dict[str, Any]:
-    """Plain data in base units (s, B, tokens/s), as `kb estimate --format json` prints it."""
-    return found.as_json()
-
-
-def decode_bound(result: DeviceEstimate) -> str:
-    """The roof whose total is largest over the decode step's rows: what bounds a token."""
-    roofs = result.roofs("decode")
-    return max(roofs, key=roofs.__getitem__)
 
 
 def _deployment(found: ModelEstimate) -> str:
@@ -36,11 +24,6 @@ def _deployment(found: ModelEstimate) -> str:
     return f"{', '.join(parts)} ({bits}, {d['dtype']} compute; {basis})"
 
 
-def _rate(value: float) -> str:
-    """Tokens a second as people read them: 13,420, 821.9, 0.53."""
-    return f"{value:,.0f}" if value >= 1000 else number(value)
-
-
 @reporter(ESTIMATE, "table")
 def as_table(found: ModelEstimate) -> str:
     lines = [one_line(f"{found.model} at {_deployment(found)}")]
@@ -50,7 +33,7 @@ def as_table(found: ModelEstimate) -> str:
         fitting = [r for r in results if r.fits]
         lines.append(
             f"Fastest decode: {best.device}, {format_seconds(best.phase_seconds('decode'))} a "
-            f"token (floor {format_seconds(best.floor('decode'))}, {decode_bound(best)}-bound) "
+            f"token (floor {format_seconds(best.floor('decode'))}, {best.bound('decode')}-bound) "
             f"on {best.devices_used} device{'s' * (best.devices_used != 1)}; "
             f"{len(fitting)} of {len(results)} devices hold it"
         )
@@ -86,9 +69,9 @@ def as_table(found: ModelEstimate) -> str:
                 format_seconds(r.floor("prefill")),
                 format_seconds(decode),
                 format_seconds(r.floor("decode")),
-                decode_bound(r),
-                _rate(r.batch / decode),
-                _rate(r.batch / decode / r.devices_used),
+                r.bound("decode"),
+                grouped(r.batch / decode),
+                grouped(r.batch / decode / r.devices_used),
                 format_quantity(r.footprint_bytes_per_device, "B"),
                 f"{r.max_batch:,}",
             ]
@@ -149,4 +132,4 @@ def _breakdown(result: DeviceEstimate) -> list[str]:
 
 @reporter(ESTIMATE, "json")
 def as_json(found: ModelEstimate) -> str:
-    return inert_json(json.dumps(estimate_data(found), indent=2, allow_nan=False)) + "\n"
+    return inert_json(json.dumps(found.as_json(), indent=2, allow_nan=False)) + "\n"

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ...core.numbers import grouped
 from ...knowledge.addresses import MODELS_INDEX, entry_page, model_page
 from .. import charts
 from ..prose import block, text
-from ..view import DeviceEstimate, ModelView, format_quantity, format_seconds, number
+from ..view import ModelView, format_quantity, format_seconds, number
 from .html import Links, markdown_page, number_cell, table
 
 #: Devices drawn on a model's batch chart, spread over those that hold it.
@@ -29,15 +30,6 @@ _SHOWN = (
     "kv_bits",
     "dtype",
 )
-
-
-def _bound(result: DeviceEstimate, phase: str) -> str:
-    roofs = result.roofs(phase)
-    return max(roofs, key=roofs.__getitem__)
-
-
-def _rate(value: float) -> str:
-    return f"{value:,.0f}" if value >= 1000 else number(value)
 
 
 def _deployment(view: ModelView) -> str:
@@ -75,7 +67,7 @@ def render_model(view: ModelView, links: Links, explorer: str = "") -> str:
         f"At its typical deployment ({_deployment(view)}), {text(model.title)} decodes a token in "
         f"at least <strong>{text(format_seconds(decode))}</strong> on "
         f"{text(best.device)} ({best.devices_used} device{'s' * (best.devices_used != 1)}), "
-        f"{text(_bound(best, 'decode'))}-bound (floor {text(format_seconds(best.floor('decode')))} "
+        f"{text(best.bound('decode'))}-bound (floor {text(format_seconds(best.floor('decode')))} "
         f"whatever overlaps), and prefills its prompt in at least "
         f"{text(format_seconds(best.phase_seconds('prefill')))}. "
         f"{len(fitting)} of {len(results)} devices that can run it hold it.</p>"
@@ -131,8 +123,8 @@ def render_model(view: ModelView, links: Links, explorer: str = "") -> str:
                 number_cell(r.floor("prefill"), format_seconds(r.floor("prefill"))),
                 number_cell(step, format_seconds(step)),
                 number_cell(r.floor("decode"), format_seconds(r.floor("decode"))),
-                text(_bound(r, "decode")),
-                number_cell(r.batch / step, _rate(r.batch / step)),
+                text(r.bound("decode")),
+                number_cell(r.batch / step, grouped(r.batch / step)),
                 number_cell(
                     r.footprint_bytes_per_device, format_quantity(r.footprint_bytes_per_device, "B")
                 ),
@@ -263,7 +255,7 @@ def render_model_index(views: Mapping[str, ModelView], links: Links) -> str:
                 text(view.model.architecture),
                 text(best.device),
                 number_cell(step, format_seconds(step)),
-                text(_bound(best, "decode")),
+                text(best.bound("decode")),
             ]
         )
     body = [
