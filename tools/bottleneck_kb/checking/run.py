@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import schemas
-from ..composition.cards import recipe_cards
+from ..composition.cards import cards_by_id, recipe_cards
 from ..composition.kinds import kinds
 from ..core.codes import NOT_READ
 from ..core.diagnostics import Diagnostic, Severity, error, sorted_diagnostics
@@ -43,6 +43,7 @@ from ..records.entry import Entry
 from ..records.model import Model
 from ..rules import Context, Rule, Scope, rules_for, rules_in
 from ..rules.identity import Summary, summarize
+from ..rules.measurements import cited_fractions
 from .results import CheckResult
 
 #: Below this many entries one process is faster than starting workers.
@@ -306,7 +307,7 @@ def _check(
 ) -> CheckResult:
     read = Catalog.load(root, catalog_root)
     published = schemas.published(root)
-    catalog, found_on_devices = checked_catalog(read, published, select)
+    catalog, found_on_devices = checked_catalog(read, published, select, root)
     diagnostics = [*read.diagnostics, *found_on_devices, *committed_outputs(root)]
     devices = catalog.devices
 
@@ -331,6 +332,9 @@ def _check(
         # A device file that fails is left out of the catalog: said, or the entries would seem
         # checked against it.
         shown.update(catalog.broken.values())
+        # A changed card re-checks the achieved fractions that cite its measurements.
+        cited = cited_fractions(read.devices.values())
+        shown.update(path for card in coverage.entry_ids for path in cited.get(card, ()))
         results, count = _check_covered(root, checks, coverage, jobs)
         ids = entry_ids(coverage.every_entry, root)
 
@@ -454,7 +458,9 @@ def check_read(
     (the formulas are then not parsed again)."""
     with _collector_paused():
         published = schemas.published(kb.root)
-        catalog, found_on_devices = checked or checked_catalog(kb.catalog, published)
+        catalog, found_on_devices = checked or checked_catalog(
+            kb.catalog, published, root=kb.root, entries=kb.entries
+        )
         diagnostics = [*kb.diagnostics, *found_on_devices, *committed_outputs(kb.root)]
         checks = EntryChecks.of(catalog, None, published)
         read = {kb.root / entry.path: entry for entry in kb.entries}
@@ -499,11 +505,19 @@ def _not_in_the_catalog(
 
 
 def checked_catalog(
-    catalog: Catalog, published: frozenset[str], select: Selection = None
+    catalog: Catalog,
+    published: frozenset[str],
+    select: Selection = None,
+    root: Path | None = None,
+    entries: list[Entry] | None = None,
 ) -> tuple[Catalog, list[Diagnostic]]:
     """The devices entries are judged and evaluated on (every command's, and the site's): those
-    whose files read and pass their own rules; and what those rules found."""
-    found = _device_findings(catalog, select, published if catalog.own else frozenset())
+    whose files read and pass their own rules; and what those rules found. Given the
+    knowledge base's `root` (and its `entries`, where read), the achieved fractions that cite
+    measurements are held to them (KB705): `kb check`'s business, not every command's."""
+    found = _device_findings(
+        catalog, select, published if catalog.own else frozenset(), root, entries
+    )
     return without_failing(catalog, found), found
 
 
@@ -524,9 +538,19 @@ def without_failing(catalog: Catalog, found_on_devices: Sequence[Diagnostic]) ->
 
 
 def _device_findings(
-    catalog: Catalog, select: Selection, published: frozenset[str]
+    catalog: Catalog,
+    select: Selection,
+    published: frozenset[str],
+    root: Path | None = None,
+    entries: list[Entry] | None = None,
 ) -> list[Diagnostic]:
-    context = Context(catalog.devices, published=published)
+    # The cards whose measurements the devices' achieved fractions cite, read only where
+    # some fraction cites one.
+    cited = cited_fractions(catalog.devices.values()) if root is not None else {}
+    cards = cards_by_id(root, cited, entries) if cited and root is not None else {}
+    context = Context(
+        catalog.devices, published=published, cards=cards, cited_cards_read=root is not None
+    )
     rules = rules_for(Scope.DEVICE, select)
     return [
         d

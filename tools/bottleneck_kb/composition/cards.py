@@ -3,6 +3,7 @@ evaluate."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..evaluation.evaluator import Evaluator
@@ -25,7 +26,15 @@ def recipe_card_ids() -> frozenset[str]:
 def recipe_cards(root: Path, read: list[Entry] | None = None) -> dict[str, Evaluator]:
     """The cards the recipes bind, by id, from `read` (entries already read) or root's
     entries/: those that read and parse (what stops the others is the entry rules' to say)."""
-    wanted = recipe_card_ids()
+    return cards_by_id(root, recipe_card_ids(), read)
+
+
+def cards_by_id(
+    root: Path, wanted: Iterable[str], read: list[Entry] | None = None
+) -> dict[str, Evaluator]:
+    """The cards of `wanted`, by id, from `read` (entries already read) or root's entries/:
+    those that read and parse."""
+    wanted = frozenset(wanted)
     found: dict[str, Entry] = {}
     if read is not None:
         found = {e.id: e for e in read if e.id in wanted}

@@ -11,7 +11,7 @@ from ..core.diagnostics import Diagnostic
 from ..source import Document
 from .fields import PEAK_FLOPS, FieldShape, field_shapes
 from .located import Located
-from .quantity import Measure, QuantityError, parse_quantity
+from .quantity import Dimension, Measure, QuantityError, parse_quantity
 
 #: What each `direction` of a link bandwidth is multiplied by to give one direction.
 PER_DIRECTION = {"per_direction": 1.0, "both_directions": 0.5}
@@ -56,13 +56,40 @@ class Figure:
 
 
 @dataclass(slots=True)
-class Fraction:
-    """A typical achieved fraction of a datasheet peak, with its source."""
+class ClassFraction:
+    """The fraction of a figure that kernels of one entry class reach (for a collective, at
+    message sizes within `message`), with its source or the measurements it rests on."""
 
+    cls: str
     value: float
-    source: str
+    #: The message sizes (a card's derived message_bytes) it holds for, in bytes.
+    message: tuple[float, float] | None
+    source: str | None
+    #: `<card-id>#<measurement-id>` of each measurement it rests on.
+    measurements: tuple[str, ...]
     note: str | None
     where: Located
+
+    def holds_for(self, cls: str, message_bytes: float | None) -> bool:
+        """Whether it is the fraction of a card of class `cls` whose message is
+        `message_bytes` (None: the card gives no message size)."""
+        if cls != self.cls:
+            return False
+        if self.message is None:
+            return True
+        return message_bytes is not None and self.message[0] <= message_bytes <= self.message[1]
+
+
+@dataclass(slots=True)
+class Fraction:
+    """A typical achieved fraction of a datasheet peak: figure-wide (`value`, with its
+    source), by entry class, or both."""
+
+    value: float | None
+    source: str | None
+    note: str | None
+    where: Located
+    by_class: tuple[ClassFraction, ...] = ()
 
 
 @dataclass(slots=True)
@@ -97,7 +124,9 @@ class Device:
         self.measured = {
             name: f.measured.value for name, f in self.figures.items() if f.measured is not None
         }
-        self.achieved_fraction = {name: a.value for name, a in self.achieved.items()}
+        self.achieved_fraction = {
+            name: a.value for name, a in self.achieved.items() if a.value is not None
+        }
 
     @property
     def path(self) -> str:
@@ -106,6 +135,19 @@ class Device:
     @property
     def memory_bandwidth(self) -> float:
         return self.quantities["memory_bandwidth"].value
+
+    def class_fraction(
+        self, figure: str, cls: str, message_bytes: float | None = None
+    ) -> ClassFraction | None:
+        """The achieved fraction of `figure` (a field name: `peak_flops`, not its dtype) for
+        a card of class `cls` whose message is `message_bytes`: the first by-class value
+        that holds for it, a ranged one before one without a range."""
+        fraction = self.achieved.get(figure)
+        if fraction is None:
+            return None
+        holding = [c for c in fraction.by_class if c.holds_for(cls, message_bytes)]
+        holding.sort(key=lambda c: c.message is None)
+        return holding[0] if holding else None
 
     def parameter(self, name: str) -> Measure | None:
         """The value of a hardware parameter named as entries name it, or None if absent."""
@@ -184,6 +226,10 @@ def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
             measured=measured,
             where=at(*pointer),
         )
+    achieved = {
+        name: _fraction(item, at("achieved_fraction", name), problems)
+        for name, item in data.get("achieved_fraction", {}).items()
+    }
     if problems:
         return None, problems
     return Device(
@@ -191,19 +237,50 @@ def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
         name=data["name"],
         vendor=data["vendor"],
         figures=figures,
-        achieved={
-            name: Fraction(
-                float(item["value"]),
-                item["source"],
-                item.get("note"),
-                at("achieved_fraction", name),
-            )
-            for name, item in data.get("achieved_fraction", {}).items()
-        },
+        achieved=achieved,
         notes=data.get("notes"),
         sources=citations(source),
         source=source,
     ), []
+
+
+def _fraction(item: dict[str, Any], where: Located, problems: list[Diagnostic]) -> Fraction:
+    """An achieved fraction as the schema accepted it; a message size in the wrong dimension
+    is a problem where it was written."""
+    by_class = []
+    for i, row in enumerate(item.get("by_class", ())):
+        message = None
+        if "message" in row:
+            sizes = []
+            for j, text in enumerate(row["message"]):
+                pointer = (*where.pointer, "by_class", i, "message", j)
+                try:
+                    sizes.append(parse_quantity(text, Dimension.BYTES).value)
+                except QuantityError as exc:
+                    problems.append(
+                        where.source.error_at(BAD_QUANTITY, pointer, exc.message, exc.hint)
+                    )
+            if len(sizes) == 2:
+                message = (sizes[0], sizes[1])
+        by_class.append(
+            ClassFraction(
+                row["class"],
+                float(row["value"]),
+                message,
+                row.get("source"),
+                tuple(row.get("measurements", ())),
+                row.get("note"),
+                Located(where.source, (*where.pointer, "by_class", i)),
+            )
+        )
+    value = item.get("value")
+    return Fraction(
+        None if value is None else float(value),
+        item.get("source"),
+        item.get("note"),
+        where,
+        tuple(by_class),
+    )
 
 
 def _scaled(measure: Measure, factor: float) -> Measure:

@@ -17,6 +17,7 @@ from ..schemas import default_dtype
 from ..source import Document
 from .fields import roof_formulas
 from .located import Located
+from .measurement import Measurement, build_measurements
 
 
 @dataclass(slots=True)
@@ -161,6 +162,8 @@ class Entry:
     related: tuple[Related, ...] = ()
     #: Former ids, which the site redirects to this entry.
     aliases: tuple[str, ...] = ()
+    #: Published timings of the card's kernel.
+    measurements: tuple[Measurement, ...] = ()
     #: scales_with by symbol; derived, but asked for by nearly every rule.
     symbols: dict[str, Symbol] = field(init=False, repr=False, compare=False)
 
@@ -325,4 +328,5 @@ def build_entry(source: Document) -> Entry:
             for i, r in enumerate(data.get("related", []))
         ),
         aliases=tuple(data.get("aliases", ())),
+        measurements=build_measurements(source, data["id"], "set"),
     )

@@ -12,6 +12,7 @@ from typing import Any
 from ..source import Document
 from .device import Citation, citations
 from .located import Located
+from .measurement import Measurement, build_measurements
 
 #: A config value as published: a number, a boolean, a string, null or a list of numbers.
 ConfigValue = float | int | bool | str | None | list[float]
@@ -48,6 +49,8 @@ class Model:
     notes: str | None
     sources: tuple[Citation, ...]
     source: Document = field(repr=False)
+    #: Published timings of the model, a step or a request.
+    measurements: tuple[Measurement, ...] = ()
 
     @property
     def path(self) -> str:
@@ -83,4 +86,5 @@ def build_model(source: Document) -> Model:
         notes=data.get("notes"),
         sources=citations(source),
         source=source,
+        measurements=build_measurements(source, data["id"], "deployment"),
     )

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import pint
 
 _QUANTITY = re.compile(
-    r"\s*(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s?(?P<unit>[A-Za-z]+(?:/[A-Za-z]+)?)\s*"
+    r"\s*(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s?(?P<unit>[A-Za-zµμ]+(?:/[A-Za-z]+)?)\s*"
 )
 
 _DEFINITIONS = """
@@ -92,7 +92,8 @@ _PREFIXES = {
     "P": 1e15,
     "E": 1e18,
     "m": 1e-3,
-    "u": 1e-6,
+    # The micro sign and the Greek mu, as datasheets and papers print a microsecond.
+    **dict.fromkeys(("u", "µ", "μ"), 1e-6),
     "n": 1e-9,
     "Ki": 2.0**10,
     "Mi": 2.0**20,

@@ -257,6 +257,10 @@ class Context:
     #: For model checks: the cards the architecture kinds' recipes bind, ready to evaluate, by
     #: id (those of entries/ that read and parse).
     cards: Mapping[str, Evaluator] = field(default_factory=dict)
+    #: For device checks: whether `cards` holds the cards whose measurements the devices'
+    #: achieved fractions cite (kb check reads them; other commands do not hold fractions to
+    #: measurements).
+    cited_cards_read: bool = False
     #: For model checks: every model of models/ that reads, by id (a model's drafts).
     models: Mapping[str, Model] = field(default_factory=dict)
 

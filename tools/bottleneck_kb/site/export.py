@@ -96,7 +96,21 @@ def _device(device: Device) -> dict[str, Any]:
             if (m := figure.measured) is not None
         },
         "achieved_fraction": {
-            name: {"value": a.value, "source": a.source, **({"note": a.note} if a.note else {})}
+            name: {
+                "value": a.value,
+                "source": a.source,
+                **({"note": a.note} if a.note else {}),
+                "by_class": [
+                    {
+                        "class": c.cls,
+                        "value": c.value,
+                        "message_bytes": list(c.message) if c.message else None,
+                        "source": c.source,
+                        "measurements": list(c.measurements),
+                    }
+                    for c in a.by_class
+                ],
+            }
             for name, a in device.achieved.items()
         },
         "notes": {name: f.note for name, f in device.figures.items() if f.note},

@@ -57,7 +57,7 @@ def build_site(root: Path, options: Options) -> Site:
     """Every generated page and asset of the knowledge base at `root`."""
     kb = KnowledgeBase.load(root)
     # The devices kb check judges entries on: not one whose file fails its own rules.
-    checked = checked_catalog(kb.catalog, published(root))
+    checked = checked_catalog(kb.catalog, published(root), root=root, entries=kb.entries)
     catalog = checked[0]
     devices = sorted(catalog.devices.values(), key=lambda d: d.id)
     entries = sorted(kb.entries, key=lambda e: e.id)

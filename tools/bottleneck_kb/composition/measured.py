@@ -1,0 +1,113 @@
+"""A model's published measurements against its estimate: each measurement's deployment is
+estimated on its device's datasheet figures, and the measured step or request set beside the
+floor (the largest roof total over the rows, which holds under any overlap) and the serial sum
+(the rows one after another, which overlapped work can beat)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+
+from ..core.errors import BadRequest
+from ..core.numbers import format_quantity
+from ..evaluation.evaluator import Evaluator
+from ..evaluation.measured import Judged, Unjudged, measured_time
+from ..evaluation.roofs import ROOFS
+from ..records.device import Device
+from ..records.measurement import MODEL_SCOPES, Measurement
+from ..records.model import Model
+from ..records.quantity import Dimension
+from .deployment import resolve
+from .estimate import ModelError, estimate
+
+#: A token rate as written: `1250 tok/s`, `1.2 ktok/s`, `95 tokens/s`.
+_TOKEN_RATE = re.compile(
+    r"(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?) ?(?P<prefix>[kM]?)(?:tok|tokens)/s"
+)
+_PREFIX = {"": 1.0, "k": 1e3, "M": 1e6}
+
+
+def judge_model(
+    model: Model,
+    measurement: Measurement,
+    devices: Mapping[str, Device],
+    cards: Mapping[str, Evaluator],
+) -> Judged:
+    """`measurement` of `model` against the estimate at its deployment; Unjudged says why it
+    cannot be judged (a deployment the model is not offered at, a device that cannot run it)."""
+    if measurement.scope not in MODEL_SCOPES:
+        raise Unjudged(
+            f"a model's measurement has scope step or request, not {measurement.scope}",
+            ("scope",),
+            "a kernel's measurement belongs in its card",
+        )
+    if measurement.scope == "step" and measurement.phase is None:
+        raise Unjudged("a step's measurement names its phase: decode or prefill", key=True)
+    device = devices.get(measurement.device)
+    if device is None:
+        raise Unjudged(f"'{measurement.device}' is not a device of the catalog", ("device",))
+    try:
+        deployment = resolve(model.typical, model.offered, measurement.workload)
+        found = estimate(model, deployment, [device], cards)
+    except (BadRequest, ModelError) as exc:
+        raise Unjudged(exc.message, ("deployment",)) from None
+    if not found.results:
+        reason = found.skipped[0].reason if found.skipped else "it cannot be estimated"
+        raise Unjudged(f"{device.id} cannot run it: {reason}", ("device",))
+    result = found.results[0]
+    if measurement.scope == "step":
+        phase = measurement.phase or "decode"
+        floor, serial = result.floor(phase), result.phase_seconds(phase)
+    else:
+        phase = "decode"
+        floor = result.floor("prefill") + result.output * result.floor("decode")
+        serial = result.phase_seconds("prefill") + result.output * result.phase_seconds("decode")
+    if measurement.time is not None:
+        seen = measured_time(measurement.time, Dimension.TIME, ("time",))
+        measured, most = seen.value, seen.value + seen.resolution
+    else:
+        measured, most = _from_rate(
+            measurement, result.batch, float(deployment["prompt"]), result.devices_used
+        )
+    roof = result.bound(phase)
+    figure = next(r.figure for r in ROOFS if r.name == roof)
+    figures: tuple[str, ...] = ()
+    key = f"peak_flops.{deployment['dtype']}" if figure == "peak_flops" else figure
+    shown = device.parameter(key) if key else None
+    if key and shown is not None:
+        unit = "FLOP/s" if key.startswith("peak_flops") else "B/s" if "bandwidth" in key else "s"
+        figures = (f"{key} {format_quantity(shown.value, unit)}",)
+    return Judged(measurement.key, device.id, measured, most, floor, roof, figures, serial)
+
+
+def _from_rate(
+    measurement: Measurement, batch: float, prompt: float, devices: int
+) -> tuple[float, float]:
+    """The step time a token rate stands for (and the longest its digits allow): a decode
+    step makes `batch` tokens, a prefill `batch * prompt`."""
+    assert measurement.throughput is not None
+    if measurement.scope == "request":
+        raise Unjudged(
+            "a request's measurement is a time, not a throughput",
+            ("throughput",),
+            "record the request's latency as time, or a step's rate with scope step",
+        )
+    match = _TOKEN_RATE.fullmatch(measurement.throughput.strip())
+    if match is None:
+        raise Unjudged(
+            f"'{measurement.throughput}' is not a token rate",
+            ("throughput",),
+            "write tokens a second, e.g. 1250 tok/s",
+        )
+    number = match["number"]
+    factor = _PREFIX[match["prefix"]] * (devices if measurement.counts == "device" else 1)
+    rate = float(number) * factor
+    exponent = Decimal(number).as_tuple().exponent
+    assert isinstance(exponent, int)  # finite by the pattern
+    last = 0.5 * 10.0**exponent
+    slowest = max(float(number) - last, float(number) * 1e-9) * factor
+    tokens = batch if measurement.phase != "prefill" else batch * prompt
+    if rate <= 0:
+        raise Unjudged(f"'{measurement.throughput}' is not a positive rate", ("throughput",))
+    return tokens / rate, tokens / slowest
