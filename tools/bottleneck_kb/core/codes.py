@@ -5,7 +5,7 @@ take their codes from here, as the rules do, and none takes another layer's.
 
 Families: KB0xx reading YAML, KB1xx schema, KB2xx cross-references and sources, KB3xx hardware
 catalog, KB4xx formulas and roofline, KB5xx what pages show, KB6xx models and the recipes that
-compose them.
+compose them, KB7xx published measurements.
 """
 
 #: The codes the layers below the rules emit while reading and evaluating.
@@ -115,6 +115,11 @@ KB606  recipe-cards                 models
 KB607  recipe-in-range              models
 KB608  model-evaluates              models
 KB609  draft-models                 models
+KB701  measurement-id-unique        measurements
+KB702  measurement-cites-a-source   measurements
+KB703  measurement-workload         measurements
+KB704  measured-not-below-bound     measurements
+KB705  fraction-within-measurements measurements
 """
 
 

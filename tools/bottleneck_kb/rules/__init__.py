@@ -5,7 +5,7 @@ How to add a rule
 1. Pick the module of its concern (or add one: `rules/<concern>.py`; every module of this
    package is imported, no list to extend) and a free code in its family: KB0xx reading
    YAML, KB1xx schema, KB2xx cross-references, KB3xx hardware catalog, KB4xx formulas and
-   roofline, KB5xx what pages show.
+   roofline, KB5xx what pages show, KB6xx models, KB7xx measurements.
 2. Write the check as a function decorated with `@rule(code, name, scope, severity)`. It
    yields Diagnostics built where the problem was written, `part.where.error(code, message,
    hint, at=("key",))` for a part of the typed model or `entry.source.error_at(code, pointer,
