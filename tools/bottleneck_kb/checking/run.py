@@ -350,7 +350,7 @@ def _check(
         models = _covered_models(every_model, coverage)
         shown.update(m.path for m in models)
     diagnostics += model_diagnostics
-    diagnostics += model_findings(root, models, devices, select, every_model)
+    diagnostics += model_findings(root, models, devices, select, every_model, catalog.broken)
     # Knowledge-base checks get every entry's id, checked this run or not, for related links.
     diagnostics += _knowledge_base_findings(
         summaries,
@@ -402,6 +402,7 @@ def model_findings(
     devices: Mapping[str, Device],
     select: Selection = None,
     everyone: Sequence[Model] | None = None,
+    broken: Mapping[str, str] | None = None,
 ) -> list[Diagnostic]:
     """What the model rules find in `models`, the catalog being `devices` (drafts are looked
     up among `everyone`, by default `models`)."""
@@ -411,6 +412,7 @@ def model_findings(
     context = Context(
         devices,
         published=schemas.published(root),
+        broken_devices=broken or {},
         cards=recipe_cards(root),
         models={m.id: m for m in (models if everyone is None else everyone)},
     )

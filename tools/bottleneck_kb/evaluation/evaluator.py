@@ -25,6 +25,10 @@ from .formulas import EvaluationError, Formulas, figures_needed, parse_formulas
 from .result import DATASHEET, Basis, Result, Work, basis_figure
 from .roofs import COMPUTE, MEMORY, ROOFS, device_figures
 
+#: The derived value that gives a collective's message size, which an achieved fraction by
+#: message size is keyed by (the hardware schema's by_class message).
+MESSAGE_BYTES = "message_bytes"
+
 #: A roof formula as the evaluation keeps it: parsed, and as written (for its errors' place).
 _Chosen = dict[str, tuple[formula.Formula, WrittenFormula]]
 
@@ -192,7 +196,8 @@ class Evaluator:
             rate, bandwidth = dense_peak(device, dtype), device.memory_bandwidth
             times = {COMPUTE: done.flops / rate, MEMORY: done.bytes / bandwidth}
             return Result(device.id, done.values, done.flops, done.bytes, rate, bandwidth, times)
-        figures, said = self._figures(device, basis, dtype)
+        message = self.message_size(done) if basis.derated else None
+        figures, said = self._figures(device, basis, dtype, message)
         rate, bandwidth = figures["peak_flops"], figures["memory_bandwidth"]
         times = {COMPUTE: done.flops / rate, MEMORY: done.bytes / bandwidth}
         # The symbols and figures together, made only where a formula reads a figure.
@@ -266,11 +271,12 @@ class Evaluator:
         return found
 
     def _figures(
-        self, device: Device, basis: Basis, dtype: str
+        self, device: Device, basis: Basis, dtype: str, message: float | None = None
     ) -> tuple[dict[str, float], dict[str, str]]:
         """The device figures the entry reads, on `basis`, and where each came from (found
-        once for each device, basis and dtype: read-only to callers)."""
-        key = ("figures", device.id, basis, dtype)
+        once for each device, basis, dtype and message size: read-only to callers); derated,
+        by the achieved fraction for the entry's class (and a collective's `message` size)."""
+        key = ("figures", device.id, basis, dtype, message)
         known = self.formulas.memo.get(key)
         if known is not None and known[0] is device:
             return known[1], known[2]
@@ -282,9 +288,21 @@ class Evaluator:
             if measure is None:
                 what = f"dense {dtype} peak" if name == "peak_flops" else name
                 raise EvaluationError(f"{device.id} has no {what} in the catalog")
-            values[name], said[name] = basis_figure(device, key_name, measure.value, basis)
+            values[name], said[name] = basis_figure(
+                device, key_name, measure.value, basis, self.entry.cls, message
+            )
         self.formulas.memo[key] = (device, values, said)
         return values, said
+
+    def message_size(self, done: Work) -> float | None:
+        """The collective's message size at `done` (its derived message_bytes, where it gives
+        one that reads no device figure), which picks a ranged achieved fraction."""
+        for (name, parsed), item in zip(self.formulas.derived, self.entry.derived, strict=True):
+            if name == MESSAGE_BYTES:
+                if not parsed.symbols <= done.values.keys():
+                    return None
+                return value(item.formula, parsed, done.values)
+        return None
 
     def _others(self, workaround: int | None) -> _Chosen:
         """The other roofs' formulas (parsed, as written), a workaround's replacing the

@@ -150,9 +150,7 @@ def judge_card(
         unit = "B/s" if "bandwidth" in figure else "s"
         if shown is not None:
             figures = (f"{figure} {format_quantity(shown.value, unit)}",)
-    message = None
-    if "message_bytes" in {d.name for d in entry.derived}:
-        message = _message_bytes(evaluator, device, done.values)
+    message = evaluator.message_size(done)
     return Judged(
         measurement.key,
         device.id,
@@ -164,15 +162,3 @@ def judge_card(
         cls=entry.cls,
         message_bytes=message,
     )
-
-
-def _message_bytes(
-    evaluator: Evaluator, device: Device, values: Mapping[str, float]
-) -> float | None:
-    """The card's derived message_bytes at `values` (what a collective's achieved fraction by
-    message size is keyed by), None where it cannot be worked out."""
-    try:
-        result = evaluator.result(device, dict(values))
-    except EvaluationError:
-        return None
-    return result.derived.get("message_bytes")

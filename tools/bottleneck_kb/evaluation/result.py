@@ -127,11 +127,26 @@ DATASHEET = Basis()
 BASES = (DATASHEET, Basis(measured=True), Basis(derated=True), Basis(measured=True, derated=True))
 
 
-def basis_figure(device: Device, name: str, datasheet: float, basis: Basis) -> tuple[float, str]:
-    """A figure on `basis`: a measured value is what was achieved, so it is never derated."""
+def basis_figure(
+    device: Device,
+    name: str,
+    datasheet: float,
+    basis: Basis,
+    cls: str | None = None,
+    message_bytes: float | None = None,
+) -> tuple[float, str]:
+    """A figure on `basis`: a measured value is what was achieved, so it is never derated;
+    derated, by the achieved fraction for a card of class `cls` (whose message is
+    `message_bytes`) where the device gives one, else by the figure-wide fraction."""
     if basis.measured and name in device.measured:
         return device.measured[name].value, "measured"
-    fraction = device.achieved_fraction.get(name.partition(".")[0])
-    if basis.derated and fraction is not None:
+    if not basis.derated:
+        return datasheet, "datasheet"
+    figure = name.partition(".")[0]
+    by_class = None if cls is None else device.class_fraction(figure, cls, message_bytes)
+    if by_class is not None:
+        return datasheet * by_class.value, f"datasheet, derated for {cls}"
+    fraction = device.achieved_fraction.get(figure)
+    if fraction is not None:
         return datasheet * fraction, "datasheet, derated"
     return datasheet, "datasheet"

@@ -46,7 +46,11 @@ def _citations(device: Device) -> Iterator[tuple[str, Located]]:
         if figure.measured is not None:
             yield figure.measured.source, figure.measured.where
     for fraction in device.achieved.values():
-        yield fraction.source, fraction.where
+        if fraction.source is not None:
+            yield fraction.source, fraction.where
+        for row in fraction.by_class:
+            if row.source is not None:
+                yield row.source, row.where
 
 
 @rule(UNKNOWN_SOURCE, "known-source", Scope.DEVICE)

@@ -23,9 +23,16 @@ _SEPARATOR = re.compile(r"\s+vs\.?\s+")
 
 
 def _unknown_devices(
-    names: Sequence[str], where: Located, context: Context, pointed: set[str]
+    names: Sequence[str],
+    where: Located,
+    context: Context,
+    pointed: set[str],
+    key: str | None = None,
 ) -> Iterator[Diagnostic]:
+    """The names of `names` (a list at `where`, or one value at `where`'s `key`) that are no
+    device of the catalog."""
     for i, name in enumerate(names):
+        at: tuple[str | int, ...] = (i,) if key is None else (key,)
         if name in context.devices or name in pointed:
             continue
         broken = context.broken_devices.get(name)
@@ -36,7 +43,7 @@ def _unknown_devices(
                 suggest(name, sorted(context.devices), "devices")
                 if context.devices
                 else _no_devices(context),
-                at=(i,),
+                at=at,
             )
         else:  # said once per entry: the problem is in the device's file, reported there
             pointed.add(name)
@@ -44,7 +51,7 @@ def _unknown_devices(
                 UNKNOWN_DEVICE,
                 f"device '{name}' is defined in {broken}, which has errors",
                 f"fix {broken} first",
-                at=(i,),
+                at=at,
             )
 
 
@@ -89,6 +96,10 @@ def known_devices(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     for check in entry.checks:
         where = Located(check.where.source, (*check.where.pointer, "devices"))
         yield from _unknown_devices(check.devices, where, context, pointed)
+    for measurement in entry.measurements:
+        yield from _unknown_devices(
+            [measurement.device], measurement.where, context, pointed, "device"
+        )
 
 
 @rule(UNKNOWN_PARAMETER, "known-parameter", Scope.ENTRY)

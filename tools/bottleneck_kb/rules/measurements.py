@@ -173,7 +173,22 @@ def measurement_workload(subject: Entry | Model, context: Context) -> Iterable[D
          "https://doi.org/10.1145/1498765.1498785", read: "2026-12-02", where: Table 1}}
     ```
     """
+    pointed: set[str] = set()
     for measurement, outcome in judged(subject, context):
+        device = measurement.device
+        if isinstance(subject, Entry) and device not in context.devices:
+            continue  # known-device (KB204) says so, once
+        broken = context.broken_devices.get(device)
+        if broken is not None:
+            if device not in pointed:  # its errors are reported on its own file
+                pointed.add(device)
+                yield measurement.where.error(
+                    MEASUREMENT_WORKLOAD,
+                    f"device '{device}' is defined in {broken}, which has errors",
+                    f"fix {broken} first",
+                    at=("device",),
+                )
+            continue
         if isinstance(outcome, Unjudged):
             yield measurement.where.error(
                 MEASUREMENT_WORKLOAD,

@@ -100,16 +100,22 @@ def _device(device: Device) -> dict[str, Any]:
                 "value": a.value,
                 "source": a.source,
                 **({"note": a.note} if a.note else {}),
-                "by_class": [
+                **(
                     {
-                        "class": c.cls,
-                        "value": c.value,
-                        "message_bytes": list(c.message) if c.message else None,
-                        "source": c.source,
-                        "measurements": list(c.measurements),
+                        "by_class": [
+                            {
+                                "class": c.cls,
+                                "value": c.value,
+                                "message_bytes": list(c.message) if c.message else None,
+                                "source": c.source,
+                                "measurements": list(c.measurements),
+                            }
+                            for c in a.by_class
+                        ]
                     }
-                    for c in a.by_class
-                ],
+                    if a.by_class
+                    else {}
+                ),
             }
             for name, a in device.achieved.items()
         },

@@ -96,15 +96,35 @@ def _achieved(device: Device, field: str, label: str) -> list[list[str]]:
     fraction = device.achieved.get(field)
     if fraction is None:
         return []
-    return [
-        [
-            f"{text(label)}, typical achieved fraction",
-            number_cell(fraction.value, number(fraction.value)),
-            "fraction of the datasheet value reached in practice",
-            _source(device, fraction.source),
-            inline(fraction.note) if fraction.note else "",
-        ]
-    ]
+    rows = []
+    if fraction.value is not None and fraction.source is not None:
+        rows.append(
+            [
+                f"{text(label)}, typical achieved fraction",
+                number_cell(fraction.value, number(fraction.value)),
+                "fraction of the datasheet value reached in practice",
+                _source(device, fraction.source),
+                inline(fraction.note) if fraction.note else "",
+            ]
+        )
+    for row in fraction.by_class:
+        sizes = (
+            f", messages {format_quantity(row.message[0], 'B')} to "
+            f"{format_quantity(row.message[1], 'B')}"
+            if row.message
+            else ""
+        )
+        rested = ", ".join(f"`{key}`" for key in row.measurements)
+        rows.append(
+            [
+                f"{text(label)}, achieved fraction for {text(row.cls)}{text(sizes)}",
+                number_cell(row.value, number(row.value)),
+                "fraction reached by kernels of this class",
+                _source(device, row.source) if row.source else f"measurements {rested}",
+                inline(row.note) if row.note else "",
+            ]
+        )
+    return rows
 
 
 def _basis_legend() -> str:
