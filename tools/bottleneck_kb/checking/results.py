@@ -3,7 +3,7 @@ never the checker or the CLI."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.diagnostics import Diagnostic, Severity
 from ..records.device import Device
@@ -18,6 +18,9 @@ class CheckResult:
     devices: int
     #: Model files checked.
     models: int = 0
+    #: The measurements judged, each with its achieved fraction of the bound (bound over
+    #: measured), by key (`<card-or-model-id>#<id>`).
+    measured: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def errors(self) -> int:

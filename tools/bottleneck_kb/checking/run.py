@@ -18,12 +18,14 @@ from pathlib import Path
 from .. import schemas
 from ..composition.cards import cards_by_id, recipe_cards
 from ..composition.kinds import kinds
+from ..composition.measured import model_outcomes
 from ..core.codes import NOT_READ
 from ..core.diagnostics import Diagnostic, Severity, error, sorted_diagnostics
 from ..core.outputs import committed_outputs
 from ..core.parallel import map_items
 from ..evaluation.cost import evaluation_cost
 from ..evaluation.evaluator import Evaluator
+from ..evaluation.measured import card_outcomes
 from ..knowledge.base import Catalog, KnowledgeBase, read_models
 from ..knowledge.files import (
     ENTRIES,
@@ -117,10 +119,22 @@ def _check_file(
         entry, problems = read_entry(path, root)
         if entry is None:
             return None, problems
-        return summarize(entry), problems + checks(entry)
+        found = checks(entry)
+        summary = summarize(entry)
+        if entry.measurements:
+            summary = summary._replace(measured=_fractions(entry, checks.catalog.devices))
+        return summary, problems + found
 
     summary, found = guarded(read_and_check, path, root)
     return found, summary
+
+
+def _fractions(entry: Entry, devices: Mapping[str, Device]) -> tuple[tuple[str, float], ...]:
+    """Each judged measurement of `entry` with its achieved fraction of the bound."""
+    evaluator, _ = Evaluator.parse(entry)
+    if evaluator is None:
+        return ()
+    return tuple((o.key, o.fraction) for o in card_outcomes(evaluator, devices))
 
 
 @contextmanager
@@ -376,7 +390,13 @@ def _check(
         ]
     if shown is not None:
         diagnostics = [d for d in diagnostics if d.path in shown]
-    return CheckResult(sorted_diagnostics(diagnostics), count, len(devices), len(models))
+    measured = [m for s in summaries for m in s.measured]
+    if any(m.measurements for m in models):
+        cards = recipe_cards(root)
+        measured += [(o.key, o.fraction) for m in models for o in model_outcomes(m, devices, cards)]
+    return CheckResult(
+        sorted_diagnostics(diagnostics), count, len(devices), len(models), sorted(measured)
+    )
 
 
 def _covered_models(models: list[Model], coverage: Coverage) -> list[Model]:

@@ -101,9 +101,12 @@ def estimate_command(
     Exit status: 0 estimated, 1 a model kb check refuses (its numbers are still shown where
     they can be worked out, with the errors), 2 a bad request.
     """
+    from dataclasses import replace
+
     from ..checking.run import checked_catalog, model_findings
     from ..composition.cards import recipe_cards
     from ..composition.estimate import ModelError
+    from ..composition.measured import model_outcomes
     from ..composition.request import devices_named, estimate_model, find_model, unread_parameters
     from ..core.diagnostics import Severity, located_line, one_line
     from ..evaluation.result import Basis
@@ -144,6 +147,8 @@ def estimate_command(
         refused = refused or []
         click.echo(one_line(f"cannot estimate {model_id}: {exc.message}"), err=True)
     if found is not None:
+        on = [d.id for d in chosen] if devices else None
+        found = replace(found, measured=tuple(model_outcomes(model, usable.devices, cards, on)))
         text = render(ESTIMATE, output_format, found)
         if unread and output_format == "table":
             first, _, rest = text.partition("\n")

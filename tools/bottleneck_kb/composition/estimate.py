@@ -14,6 +14,7 @@ from typing import Any
 from ..core.errors import KBError
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.formulas import EvaluationError
+from ..evaluation.measured import MeasuredOutcome
 from ..evaluation.result import DATASHEET, Basis, basis_figure
 from ..evaluation.roofs import ROOFS
 from ..maths import formula
@@ -199,6 +200,8 @@ class ModelEstimate:
     results: tuple[DeviceEstimate, ...]
     skipped: tuple[Skipped, ...]
     speculative: Mapping[str, Any] | None = field(default=None)
+    #: The model's published measurements beside the floor, each at its own deployment.
+    measured: tuple[MeasuredOutcome, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         found: dict[str, Any] = {
@@ -211,6 +214,7 @@ class ModelEstimate:
         }
         if self.speculative is not None:
             found["speculative"] = dict(self.speculative)
+        found["measurements"] = [m.as_json() for m in self.measured]
         return found
 
 

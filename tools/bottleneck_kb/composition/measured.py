@@ -6,13 +6,13 @@ floor (the largest roof total over the rows, which holds under any overlap) and 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 from ..core.errors import BadRequest
 from ..core.numbers import format_quantity
 from ..evaluation.evaluator import Evaluator
-from ..evaluation.measured import Judged, Unjudged, measured_time
+from ..evaluation.measured import Judged, MeasuredOutcome, Unjudged, measured_time, outcome
 from ..evaluation.roofs import ROOFS
 from ..records.device import Device
 from ..records.measurement import MODEL_SCOPES, Measurement
@@ -111,3 +111,24 @@ def _from_rate(
     if rate <= 0:
         raise Unjudged(f"'{measurement.throughput}' is not a positive rate", ("throughput",))
     return tokens / rate, tokens / slowest
+
+
+def model_outcomes(
+    model: Model,
+    devices: Mapping[str, Device],
+    cards: Mapping[str, Evaluator],
+    on: Sequence[str] | None = None,
+) -> list[MeasuredOutcome]:
+    """The model's measurements that can be judged (on `on` only, where given), each beside
+    its floor; those that cannot are kb check's to report (KB703)."""
+    links = {s.id: s.url for s in model.sources}
+    found = []
+    for measurement in model.measurements:
+        if on is not None and measurement.device not in on:
+            continue
+        try:
+            judged = judge_model(model, measurement, devices, cards)
+        except Unjudged:
+            continue
+        found.append(outcome(measurement, judged, links.get(measurement.reference, "")))
+    return found

@@ -22,7 +22,9 @@ from .cost import EVALUATION_BUDGET, budget_pointer, evaluation_cost, over_budge
 from .crossovers import BISECTION_BUDGET, Allowance, Crossover, crossovers
 from .evaluator import Evaluator
 from .formulas import EvaluationError, Formulas
+from .measured import MeasuredOutcome, card_outcomes
 from .result import DATASHEET, Basis, Result
+from .roofs import ROOFS
 
 if TYPE_CHECKING:
     from ..maths.symbolic import Rendered
@@ -57,6 +59,18 @@ class CheckOutcome:
     detail: str
 
 
+@dataclass(frozen=True)
+class Expected:
+    """The time a kernel is expected to take: the bound on figures derated by the achieved
+    fraction its class reaches, and where that fraction comes from."""
+
+    seconds: float
+    fraction: float
+    figure: str
+    #: The fraction's source id, or the measurements it rests on.
+    rests_on: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class Evaluated:
     """An entry's evaluation as data: what `kb eval --format json`, the site and the export
@@ -73,6 +87,11 @@ class Evaluated:
     intensity: Rendered | None = None
     workarounds: list[WorkaroundEffect] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
+    #: The card's published measurements beside its bound (each at its own workload).
+    measured: list[MeasuredOutcome] = field(default_factory=list)
+    #: Device id -> the time expected at the evaluated values, where the device gives an
+    #: achieved fraction for the entry's class on the figure that binds, and what it rests on.
+    expected: dict[str, Expected] = field(default_factory=dict)
 
     @property
     def verdicts(self) -> dict[str, list[str]]:
@@ -290,6 +309,12 @@ def evaluate_parsed(
             raise EvaluationError(exc.message, where, offset) from None
     read = reader_symbols(evaluator)
     unread = {name: value for name, value in overrides.items() if name not in read}
+    measured = card_outcomes(evaluator, catalog, on or None)
+    expected = {
+        d.id: time
+        for d, r in zip(devices, results, strict=True)
+        if (time := expected_time(evaluator, d, r, overrides)) is not None
+    }
     return EntryEvaluation(
         entry_id=entry.id,
         dtype=entry.intensity.dtype,
@@ -300,9 +325,30 @@ def evaluate_parsed(
         intensity=rendered,
         workarounds=effects,
         checks=outcomes,
+        measured=measured,
+        expected=expected,
         evaluator=evaluator,
         unread=unread,
     )
+
+
+def expected_time(
+    evaluator: Evaluator, device: Device, result: Result, overrides: Mapping[str, float]
+) -> Expected | None:
+    """The time expected on `device` (whose bound is `result`): the evaluation on derated
+    figures, where the device gives an achieved fraction for the entry's class on the figure
+    of the roof that binds; None where it gives none (a figure-wide fraction is no ground for
+    saying what this kind of kernel reaches)."""
+    figure = next((r.figure for r in ROOFS if r.name == result.verdict), None)
+    if figure is None:
+        return None
+    done = evaluator.work(overrides)
+    fraction = device.class_fraction(figure, evaluator.entry.cls, evaluator.message_size(done))
+    if fraction is None:
+        return None
+    derated = evaluator.on(device, done, Basis(derated=True), derived=False)
+    rests_on = fraction.source or ", ".join(fraction.measurements)
+    return Expected(derated.time, fraction.value, figure, rests_on)
 
 
 def reader_symbols(evaluator: Evaluator) -> frozenset[str]:

@@ -9,10 +9,11 @@ be confused with a device's *achieved fraction* of one figure (the catalog's).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
 
-from ..core.numbers import exact_number, format_quantity
+from ..core.numbers import exact_number, format_quantity, number
 from ..records.device import Device
 from ..records.measurement import CARD_SCOPES, Measurement
 from ..records.quantity import Dimension, Measure, QuantityError, parse_quantity
@@ -162,3 +163,99 @@ def judge_card(
         cls=entry.cls,
         message_bytes=message,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredOutcome:
+    """A measurement beside its bound, as reports and pages show it: plain data (the site's
+    cache writes it and reads it back)."""
+
+    key: str
+    device: str
+    #: The workload as set (`B=64, K=7168`), the software and what it measured, as written.
+    workload: str
+    software: str
+    result: str
+    scope: str
+    measured_s: float
+    bound_s: float
+    roof: str
+    figures: tuple[str, ...]
+    reference: str
+    where_in_source: str
+    secondary: bool
+    below: bool
+    #: A model's serial sum of its rows' bounds (None for a card's).
+    serial_s: float | None = None
+    note: str | None = None
+
+    @property
+    def fraction(self) -> float:
+        """The achieved fraction of the bound: bound over measured."""
+        return self.bound_s / self.measured_s
+
+    def as_json(self) -> dict[str, Any]:
+        """Plain data, with the achieved fraction of the bound and the verdict."""
+        found = {f.name: getattr(self, f.name) for f in fields(self)}
+        found["figures"] = list(self.figures)
+        return {**found, "fraction_of_bound": self.fraction, "verdict": self.verdict}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> MeasuredOutcome:
+        """What `as_json` wrote (a KeyError or a TypeError for data of another shape)."""
+        known = {f.name: data[f.name] for f in fields(cls)}
+        known["figures"] = tuple(known["figures"])
+        return cls(**known)
+
+    @property
+    def verdict(self) -> str:
+        """How the measurement stands against the bound, in a reader's words."""
+        if self.below:
+            return "below the bound: the bound is wrong"
+        if self.serial_s is not None and self.measured_s < self.serial_s:
+            return "faster than serial: work overlapped"
+        return "at or above the bound"
+
+
+def outcome(measurement: Measurement, judged: Judged, link: str) -> MeasuredOutcome:
+    """`judged` as reports show it; `link` is where its source can be opened."""
+    return MeasuredOutcome(
+        key=measurement.key,
+        device=judged.device,
+        workload=", ".join(
+            f"{name}={value if isinstance(value, str) else number(value)}"
+            for name, value in measurement.workload.items()
+        ),
+        software=f"{measurement.software} {measurement.version}",
+        result=measurement.result,
+        scope=measurement.scope if measurement.phase is None else f"{measurement.phase} step",
+        measured_s=judged.measured_s,
+        bound_s=judged.bound_s,
+        roof=judged.roof,
+        figures=judged.figures,
+        reference=link,
+        where_in_source=measurement.where_in_source,
+        secondary=measurement.secondary,
+        below=judged.below,
+        serial_s=judged.serial_s,
+        note=measurement.note,
+    )
+
+
+def card_outcomes(
+    evaluator: Evaluator, devices: Mapping[str, Device], on: Sequence[str] | None = None
+) -> list[MeasuredOutcome]:
+    """The card's measurements that can be judged (on `on` only, where given), each beside
+    its bound; those that cannot are kb check's to report (KB703)."""
+    entry = evaluator.entry
+    links = {r.key: r.link for r in entry.all_references()}
+    found = []
+    for measurement in entry.measurements:
+        if on is not None and measurement.device not in on:
+            continue
+        try:
+            judged = judge_card(evaluator, measurement, devices)
+        except Unjudged:
+            continue
+        found.append(outcome(measurement, judged, links.get(measurement.reference, "")))
+    return found

@@ -30,6 +30,21 @@ def summary(result: CheckResult) -> str:
     return f"Found {' and '.join(parts)} in {files}; checked {checked}."
 
 
+def measured(result: CheckResult) -> str | None:
+    """The line on the measurements judged: how many, and the range of their achieved
+    fractions of the bound; None when none was."""
+    if not result.measured:
+        return None
+    low = min(result.measured, key=lambda m: m[1])
+    high = max(result.measured, key=lambda m: m[1])
+    count = len(result.measured)
+    return (
+        f"Judged {count} measurement{'s' * (count != 1)} against their bounds: achieved "
+        f"fraction of the bound {low[1]:.2f} ({low[0]}) to {high[1]:.2f} ({high[0]}); "
+        "kb eval CARD and kb estimate MODEL show each."
+    )
+
+
 @reporter(CHECK, "text")
 def as_text(result: CheckResult) -> str:
     lines = []
@@ -37,6 +52,9 @@ def as_text(result: CheckResult) -> str:
         lines.append(located_line(d))
         if d.hint:
             lines.append(f"    hint: {one_line(d.hint)}")
+    judged = measured(result)
+    if judged is not None:
+        lines.append(one_line(judged))
     lines.append(summary(result))
     return "\n".join(lines) + "\n"
 
@@ -67,6 +85,9 @@ def json_report(result: CheckResult) -> str:
             "devices": result.devices,
             "text": summary(result),
         },
+        "measurements": [
+            {"key": key, "fraction_of_bound": fraction} for key, fraction in result.measured
+        ],
     }
     return inert_json(json.dumps(document, indent=2, ensure_ascii=True)) + "\n"
 

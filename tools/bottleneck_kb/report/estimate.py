@@ -9,6 +9,7 @@ from ..composition.estimate import DeviceEstimate, ModelEstimate
 from ..core.diagnostics import inert_json, one_line
 from ..core.numbers import format_quantity, format_seconds, grouped, number
 from . import ESTIMATE, aligned_columns, reporter
+from .evaluation import measured_lines
 
 
 def _deployment(found: ModelEstimate) -> str:
@@ -100,6 +101,7 @@ def as_table(found: ModelEstimate) -> str:
             for device, s in spec["devices"].items()
         ]
         lines += aligned_columns(["device", "step", "speedup", "break-even batch"], spec_rows)
+    lines += measured_lines(list(found.measured))
     if len(results) == 1:
         lines += ["", *_breakdown(results[0])]
     elif results:

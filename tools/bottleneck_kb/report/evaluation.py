@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from ..core.diagnostics import inert_json, one_line
 from ..core.numbers import exact_number, format_quantity, format_seconds, number, times
 from ..evaluation.crossovers import Crossover
-from ..evaluation.entry import CheckOutcome, Evaluated, Skipped, WorkaroundEffect
+from ..evaluation.entry import CheckOutcome, Evaluated, Expected, Skipped, WorkaroundEffect
+from ..evaluation.measured import MeasuredOutcome
 from ..evaluation.result import Result
 from . import EVALUATION, aligned_columns, reporter
 
@@ -87,6 +89,8 @@ def evaluation_data(evaluation: Evaluated) -> dict[str, Any]:
             }
             for c in evaluation.checks
         ],
+        "measurements": [m.as_json() for m in evaluation.measured],
+        "expected": {device: asdict(e) for device, e in evaluation.expected.items()},
     }
 
 
@@ -152,6 +156,8 @@ def evaluated_from_data(data: dict[str, Any]) -> Evaluated:
             CheckOutcome(c["check"], c["claim"], c["device"], c["passed"], c["detail"])
             for c in data["checks"]
         ],
+        measured=[MeasuredOutcome.from_json(m) for m in data["measurements"]],
+        expected={device: Expected(**e) for device, e in data["expected"].items()},
     )
 
 
@@ -276,12 +282,54 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
                 out.append("    on no device evaluated")
             if w.reported:
                 out.append(f"    reported: {w.reported}")
+    if evaluation.expected:
+        out += ["", "Expected, on the achieved fraction kernels of this class reach:"]
+        for device, e in evaluation.expected.items():
+            out.append(
+                f"  {device}: about {format_seconds(e.seconds)} ({number(e.fraction)} of "
+                f"{e.figure}, from {e.rests_on})"
+            )
+    out += measured_lines(evaluation.measured)
     if evaluation.checks:
         out += ["", "Checks:"]
         for outcome in evaluation.checks:
             out.append(f"  {'ok  ' if outcome.passed else 'FAIL'} {outcome.detail}")
             out.append(f"       {outcome.claim}")
     return "".join(f"{one_line(line)}\n" for line in out)
+
+
+def measured_lines(measured: list[MeasuredOutcome]) -> list[str]:
+    """The measurements under an evaluation (or an estimate): each at its own workload, beside
+    its bound (a model's floor), with its achieved fraction of the bound (1 would be at the
+    roofline)."""
+    if not measured:
+        return []
+    out = ["", "Measured (published; each at its own workload, beside its bound there):"]
+    rows = [
+        [
+            m.device,
+            m.workload or "typical",
+            m.result,
+            format_seconds(m.measured_s),
+            format_seconds(m.bound_s),
+            number(round(m.fraction, 2)),
+            m.verdict,
+            m.software,
+        ]
+        for m in measured
+    ]
+    heads = [
+        "device",
+        "workload",
+        "as published",
+        "measured",
+        "bound",
+        "of bound",
+        "verdict",
+        "software",
+    ]
+    out += ["  " + line for line in aligned_columns(heads, rows)]
+    return out
 
 
 @reporter(EVALUATION, "json")

@@ -31,6 +31,9 @@ class Summary(NamedTuple):
     related: tuple[tuple[str, int, int], ...] = ()
     #: The entry's former ids, each with the line and column where it is written.
     aliases: tuple[tuple[str, int, int], ...] = ()
+    #: Each of the entry's measurements that kb check judged: its key and its achieved
+    #: fraction of the bound.
+    measured: tuple[tuple[str, float], ...] = ()
 
 
 def summarize(entry: Entry) -> Summary:
