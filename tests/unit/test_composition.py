@@ -95,7 +95,9 @@ def test_the_estimate_json_has_the_documented_keys(
     llama: Model, cards: dict[str, Evaluator], catalog: Catalog
 ) -> None:
     found = estimate_model(llama, {}, list(catalog.devices.values()), cards).as_json()
-    assert list(found) == ["model", "deployment", "basis", "derated", "results", "skipped"]
+    assert list(found) == [
+        *("model", "deployment", "basis", "derated", "results", "skipped", "measurements")
+    ]
     assert list(found["deployment"]) == [p.name for p in PARAMETERS]
     assert list(found["results"][0]) == [
         "device",

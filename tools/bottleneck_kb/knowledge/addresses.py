@@ -16,6 +16,7 @@ COMPARE = "compare.md"
 SCHEMA_REFERENCE = "reference/schema.md"
 RULES = "reference/rules.md"
 MODELS_INDEX = "models/index.md"
+MEASUREMENTS = "measurements.md"
 #: The pages made once for the whole knowledge base.
 FIXED_PAGES = (
     ENTRIES_BY_CLASS,
@@ -25,6 +26,7 @@ FIXED_PAGES = (
     SCHEMA_REFERENCE,
     RULES,
     MODELS_INDEX,
+    MEASUREMENTS,
 )
 
 

@@ -341,3 +341,49 @@ def stacked_bar(title: str, bars: Sequence[tuple[str, Sequence[Segment]]]) -> st
         + "".join(parts)
         + "</div>"
     )
+
+
+@dataclass(frozen=True)
+class MeasuredPoint:
+    label: str
+    bound: float
+    measured: float
+
+
+def measured_chart(title: str, points: Sequence[MeasuredPoint]) -> str:
+    """Each measurement's time against its bound, both axes logarithmic over the same decades,
+    with the line of equality: a point on it runs at the bound, a point above it is slower
+    (its height above the line is how far), and none may lie below (kb check refuses it)."""
+    values = [v for p in points for v in (p.bound, p.measured) if v > 0 and math.isfinite(v)]
+    values = values or [1e-6, 1e-3]
+    first = math.floor(math.log10(min(values)))
+    last = max(math.ceil(math.log10(max(values))), first + 1)
+    low, high = 10.0**first, 10.0**last
+    x = Axis("lower bound (s)", low, high, True)
+    y = Axis("measured (s)", low, high, True)
+    canvas = _Canvas(x, y, "s", "s", title)
+    add = canvas.parts.append
+    add(
+        f"<desc>{text(title)}: {len(points)} measurement{'s' * (len(points) != 1)}, each "
+        "plotted at its lower bound (across) and its measured time (up), on logarithmic axes. "
+        "The diagonal is measured = bound; every point lies on or above it.</desc>"
+    )
+    add(
+        f'<g class="kb-equality"><line x1="{canvas.px(low):.1f}" y1="{canvas.py(low):.1f}" '
+        f'x2="{canvas.px(high):.1f}" y2="{canvas.py(high):.1f}"/>'
+        f'<text x="{canvas.px(high) - 4:.1f}" y="{canvas.py(high) + 14:.1f}" '
+        'text-anchor="end">measured = bound</text></g>'
+    )
+    for index, point in enumerate(points):
+        if not (point.bound > 0 and point.measured > 0):
+            continue
+        fraction = point.bound / point.measured
+        add(
+            f'<g class="kb-series-{index % 6}"><circle class="kb-measured" '
+            f'cx="{canvas.px(point.bound):.1f}" '
+            f'cy="{canvas.py(point.measured):.1f}" r="5"><title>{text(point.label)}: measured '
+            f"{text(format_quantity(point.measured, 's'))}, bound "
+            f"{text(format_quantity(point.bound, 's'))}, {fraction:.2f} of the bound"
+            "</title></circle></g>"
+        )
+    return canvas.svg()

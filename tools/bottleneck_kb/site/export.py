@@ -68,6 +68,9 @@ def _entry(entry: Entry, view: EntryView, linked_from: list[dict[str, str]]) -> 
         "skipped": view.skipped,
         "error": view.error,
         "evaluation": None if view.evaluation is None else evaluation_data(view.evaluation),
+        "measurements": []
+        if view.evaluation is None
+        else [m.as_json() for m in view.evaluation.measured],
     }
 
 
@@ -173,4 +176,7 @@ def _model(view: ModelView) -> dict[str, Any]:
         "offered": dict(model.offered),
         "estimate": None if view.estimate is None else view.estimate.as_json(),
         "error": view.error,
+        "measurements": []
+        if view.estimate is None
+        else [m.as_json() for m in view.estimate.measured],
     }

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..composition.cards import recipe_card_ids
 from ..composition.deployment import DEGREES, PARAMETERS, SPECULATIVE
 from ..composition.estimate import DeviceEstimate, ModelEstimate, field_values, kind_of
 from ..composition.kinds import Kind
+from ..composition.measured import model_outcomes
 from ..composition.request import estimate_model
 from ..core.diagnostics import Diagnostic
 from ..core.errors import KBError
@@ -34,6 +35,7 @@ from ..evaluation.entry import (
 )
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.formulas import EvaluationError
+from ..evaluation.measured import MeasuredOutcome
 from ..evaluation.result import Result
 from ..evaluation.roofs import CAPACITY, COMPUTE, MEMORY, ROOFS, Roof
 from ..maths.formula import FormulaError
@@ -53,6 +55,7 @@ __all__ = [
     "EntryView",
     "Evaluated",
     "Evaluator",
+    "MeasuredOutcome",
     "ModelEstimate",
     "ModelView",
     "Parsed",
@@ -245,6 +248,8 @@ def model_views(
         except (KBError, FormulaError) as exc:
             views[model.id] = ModelView(model, None, str(exc))
             continue
+        by_id = {d.id: d for d in devices}
+        found = replace(found, measured=tuple(model_outcomes(model, by_id, cards)))
         views[model.id] = ModelView(model, found, None, _batch_sweep(model, found, cards, devices))
     return views
 

@@ -18,6 +18,7 @@ from ...knowledge.addresses import (
     DEVICES,
     ENTRIES_BY_BOUND,
     ENTRIES_BY_CLASS,
+    MEASUREMENTS,
     MODELS_INDEX,
     SCHEMA_REFERENCE,
     device_page,
@@ -29,11 +30,13 @@ from ...schemas import published
 from .. import export, model_explorer
 from ..cache import ViewCache
 from ..explorer import compare_body, explorer_assets
-from ..view import model_views, parse_all, recipe_evaluators
+from ..view import MeasuredOutcome, model_views, parse_all, recipe_evaluators
 from .device_pages import render_device, render_device_index
 from .entry_pages import render_entry, render_redirect
 from .html import EXPORT, STYLESHEET, Links, Options, markdown_page
 from .indexes import render_entry_index
+from .measurement_pages import asset_files as measurement_asset_files
+from .measurement_pages import render_measurements
 from .model_pages import render_model, render_model_index
 from .reference_pages import (
     PUBLISHED_SCHEMAS,
@@ -60,6 +63,7 @@ def build_site(root: Path, options: Options) -> Site:
     checked = checked_catalog(kb.catalog, published(root), root=root, entries=kb.entries)
     catalog = checked[0]
     devices = sorted(catalog.devices.values(), key=lambda d: d.id)
+    names = {d.id: d.name for d in devices}
     entries = sorted(kb.entries, key=lambda e: e.id)
     # Each entry's formulas parsed once, for its checks, its view and its explorer.
     parsed = parse_all(entries)
@@ -115,8 +119,21 @@ def build_site(root: Path, options: Options) -> Site:
                 estimated, devices, recipe
             )
             block = model_explorer.model_explorer_block(model.id, partial(links.asset, page))
-        site.pages[page] = render_model(estimated, links, block)
+        site.pages[page] = render_model(estimated, links, block, names)
     site.pages[MODELS_INDEX] = render_model_index(estimates, links)
+    measured: dict[str, list[MeasuredOutcome]] = {
+        e.id: list(evaluation.measured)
+        for e in entries
+        if (evaluation := views[e.id].evaluation) is not None and evaluation.measured
+    }
+    measured |= {
+        m.id: list(estimated.estimate.measured)
+        for m in models
+        if (estimated := estimates[m.id]).estimate is not None and estimated.estimate.measured
+    }
+    owners = {e.id: entry_page(e.id) for e in entries} | {m.id: model_page(m.id) for m in models}
+    site.pages[MEASUREMENTS] = render_measurements(measured, owners, names, links)
+    site.assets.update(measurement_asset_files())
     site.pages[SCHEMA_REFERENCE] = render_schema_reference(links)
     site.pages.update(render_rule_pages(links))
     for kind, _ in PUBLISHED_SCHEMAS:

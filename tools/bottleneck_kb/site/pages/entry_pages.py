@@ -42,6 +42,7 @@ from .html import (
     schema_titles,
     table,
 )
+from .measurement_pages import measured_section
 
 
 def render_entry(
@@ -79,6 +80,7 @@ def render_entry(
             + "</div>"
         )
         body += _evaluation_sections(entry, view, evaluation, names, here, links)
+        body += measured_section(evaluation.measured, names, here, links)
         body.append(explorer_block(entry, lambda path: links.asset(here, path), explorable))
     body += [
         "## Scales with",

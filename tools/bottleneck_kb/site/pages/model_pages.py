@@ -13,6 +13,7 @@ from .. import charts
 from ..prose import block, text
 from ..view import ModelView, format_quantity, format_seconds, number
 from .html import Links, markdown_page, number_cell, table
+from .measurement_pages import measured_section
 
 #: Devices drawn on a model's batch chart, spread over those that hold it.
 CHARTED = 6
@@ -41,8 +42,11 @@ def _deployment(view: ModelView) -> str:
     )
 
 
-def render_model(view: ModelView, links: Links, explorer: str = "") -> str:
-    """A model's page; `explorer` is its explorer block (empty where it has none)."""
+def render_model(
+    view: ModelView, links: Links, explorer: str = "", names: Mapping[str, str] | None = None
+) -> str:
+    """A model's page; `explorer` is its explorer block (empty where it has none), `names`
+    the devices' names by id."""
     model = view.model
     here = model_page(model.id)
     body = [
@@ -155,6 +159,7 @@ def render_model(view: ModelView, links: Links, explorer: str = "") -> str:
         body.append(
             f'<p>Devices that cannot run this deployment:</p><ul class="kb-skipped">{items}</ul>'
         )
+    body += measured_section(found.measured, names or {}, here, links)
     # A few devices that hold the model, spread from the fastest to the slowest: every line
     # labelled, and apart.
     able = [r for r in fitting if view.sweep.get(r.device)]

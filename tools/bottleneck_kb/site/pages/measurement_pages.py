@@ -1,0 +1,159 @@
+"""Published measurements on the site: a card's or a model's beside its bounds (a table and a
+chart of measured against bound), and the page that lists every measurement with its achieved
+fraction of the bound, sortable where JavaScript runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ...knowledge.addresses import MEASUREMENTS, device_page
+from .. import charts
+from ..prose import inline, text
+from ..view import MeasuredOutcome, format_seconds
+from .html import Links, markdown_page, number_cell, table
+
+
+def measured_section(
+    measured: Sequence[MeasuredOutcome], names: Mapping[str, str], here: str, links: Links
+) -> list[str]:
+    """A card's or a model's measurements beside their bounds: the heading, a line that
+    answers first (how close the best comes), the chart and the table. Nothing where it has
+    none."""
+    if not measured:
+        return []
+    model = any(m.serial_s is not None for m in measured)
+    bound = "floor" if model else "lower bound"
+    best = max(measured, key=lambda m: m.fraction)
+    lead = (
+        f'<p class="kb-measured-lead">{len(measured)} published measurement'
+        f"{'s' * (len(measured) != 1)}, each at its own workload; the closest to its "
+        f"{bound} runs at <strong>{best.fraction:.2f}</strong> of it "
+        f"({text(best.software)} on {text(names.get(best.device, best.device))}). "
+        "The achieved fraction of the bound is the bound over the measured time: 1 would be "
+        "at the roofline.</p>"
+    )
+    points = [
+        charts.MeasuredPoint(
+            f"{names.get(m.device, m.device)}, {m.workload or 'typical'}", m.bound_s, m.measured_s
+        )
+        for m in measured
+    ]
+    chart = (
+        '<figure class="kb-figure">'
+        + charts.measured_chart(f"Measured against the {bound}", points)
+        + f"<figcaption>Each measurement at its {bound} (across) and its measured time (up), "
+        "log axes; the dashed diagonal is measured = bound, and the height above it is how "
+        "far the kernel runs from its roofline.</figcaption></figure>"
+    )
+    return ["## Measured", lead, chart, measured_table(measured, names, here, links, model)]
+
+
+def measured_table(
+    measured: Sequence[MeasuredOutcome],
+    names: Mapping[str, str],
+    here: str,
+    links: Links,
+    model: bool,
+    owner: bool = False,
+) -> str:
+    """The measurements as rows: device, workload, software, what was published, the time it
+    stands for, the bound, the achieved fraction of the bound, the verdict and the source
+    (with `owner`, the card or model first)."""
+    bound = "floor" if model else "lower bound"
+    header = [
+        *(["measurement"] if owner else []),
+        "device",
+        "workload",
+        "software",
+        "as published",
+        "measured",
+        "bound" if owner else bound,
+        "fraction of the bound",
+        "verdict",
+        "source",
+    ]
+    rows = []
+    for m in measured:
+        source = (
+            f'<a href="{text(m.reference)}">{text(m.where_in_source)}</a>'
+            if m.reference.startswith(("https://", "http://"))
+            else text(m.where_in_source)
+        )
+        if m.secondary:
+            source += " (secondary)"
+        device = (
+            f'<a href="{links.href(here, device_page(m.device))}">'
+            f"{text(names.get(m.device, m.device))}</a>"
+        )
+        rows.append(
+            [
+                *([f"<code>{text(m.key)}</code>"] if owner else []),
+                device,
+                text(m.workload or "typical"),
+                text(m.software),
+                text(m.result),
+                number_cell(m.measured_s, format_seconds(m.measured_s)),
+                number_cell(m.bound_s, format_seconds(m.bound_s)),
+                number_cell(m.fraction, f"{m.fraction:.2f}"),
+                text(m.verdict),
+                source + (f"<br>{inline(m.note)}" if m.note else ""),
+            ]
+        )
+    name = "Every measurement" if owner else "Measured"
+    return table(name, header, rows, "kb-measurements")
+
+
+#: The sorting script, below the site's root, and its file in the package's assets.
+SORT_SCRIPT = "assets/kb-sort-table.js"
+
+
+def asset_files() -> dict[str, str]:
+    """The measurements page's script, by its path below the site's root."""
+    folder = Path(__file__).parents[1] / "assets"
+    return {SORT_SCRIPT: (folder / "kb-sort-table.js").read_text("utf-8")}
+
+
+def render_measurements(
+    by_owner: Mapping[str, Sequence[MeasuredOutcome]],
+    pages: Mapping[str, str],
+    names: Mapping[str, str],
+    links: Links,
+) -> str:
+    """The page listing every measurement (`by_owner`: a card's or a model's id -> its
+    judged measurements; `pages`: each owner's page), most of the bound first."""
+    here = MEASUREMENTS
+    every = sorted(
+        (m for found in by_owner.values() for m in found), key=lambda m: (-m.fraction, m.key)
+    )
+    owners = {m.key: m.key.partition("#")[0] for m in every}
+    body = [
+        '<h1 id="kb-title">Measured beside the bounds</h1>',
+        f'<p class="kb-answer">{len(every)} published measurements on '
+        f"{len({m.device for m in every})} devices, of {len(by_owner)} cards and models: each "
+        "judged by kb check at its own workload against the bound on datasheet figures (a "
+        "model's against its floor, the largest roof total, which holds under any overlap). "
+        "None is faster than its bound; the achieved fraction of the bound (bound over "
+        "measured) says how close each kernel comes to its roofline. Sort by any column.</p>",
+    ]
+    if every:
+        body.append(
+            '<div class="kb-sortable">'
+            + measured_table(every, names, here, links, model=False, owner=True)
+            + "</div>"
+        )
+        body.append(_owner_links(owners, pages, here, links))
+        body.append(f'<script src="{links.asset(here, SORT_SCRIPT)}"></script>')
+    return markdown_page("Measured beside the bounds", body)
+
+
+def _owner_links(
+    owners: Mapping[str, str], pages: Mapping[str, str], here: str, links: Links
+) -> str:
+    """Where each card's or model's page is, for the reader who wants its bound explained."""
+    items = "".join(
+        f'<li><a href="{links.href(here, pages[owner])}">{text(owner)}</a></li>'
+        for owner in sorted(set(owners.values()))
+        if owner in pages
+    )
+    return f'<p>The cards and models measured:</p><ul class="kb-measured-owners">{items}</ul>'
