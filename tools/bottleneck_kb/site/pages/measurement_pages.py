@@ -55,26 +55,26 @@ def measured_table(
     here: str,
     links: Links,
     model: bool,
-    owner: bool = False,
+    owners: Mapping[str, str] | None = None,
 ) -> str:
-    """The measurements as rows: device, workload, software, what was published, the time it
-    stands for, the bound, the achieved fraction of the bound, the verdict and the source
-    (with `owner`, the card or model first)."""
-    bound = "floor" if model else "lower bound"
-    header = [
-        *(["measurement"] if owner else []),
-        "device",
-        "workload",
-        "software",
-        "as published",
-        "measured",
-        "bound" if owner else bound,
-        "fraction of the bound",
-        "verdict",
-        "source",
-    ]
+    """The measurements as rows narrow enough for the page's column: what was measured (with
+    `owners`, each card's or model's page by id, the owner first) with its software and
+    workload beneath, the device, the measured time (what was published on hover), the bound,
+    the achieved fraction of the bound and the source."""
+    bound = "bound" if owners is not None else "floor" if model else "lower bound"
+    header = ["measured", "device", "time", bound, "fraction of the bound", "source"]
     rows = []
     for m in measured:
+        owner, _, name = m.key.partition("#")
+        what = text(name)
+        if owners is not None:
+            page = owners.get(owner)
+            shown = text(owner)
+            what = (f'<a href="{links.href(here, page)}">{shown}</a>' if page else shown) + (
+                f"<br><small>{text(name)}</small>"
+            )
+        how = f"{m.software}; {m.workload or 'typical values'}"
+        what += f'<br><small class="kb-measured-how">{text(how)}</small>'
         source = (
             f'<a href="{text(m.reference)}">{text(m.where_in_source)}</a>'
             if m.reference.startswith(("https://", "http://"))
@@ -82,25 +82,30 @@ def measured_table(
         )
         if m.secondary:
             source += " (secondary)"
+        if m.note:
+            source += (
+                '<details class="kb-measured-note"><summary>note</summary>'
+                f"{inline(m.note)}</details>"
+            )
         device = (
             f'<a href="{links.href(here, device_page(m.device))}">'
             f"{text(names.get(m.device, m.device))}</a>"
         )
+        fraction = f"{m.fraction:.2f}" + (
+            " (work overlapped)" if m.verdict.startswith("faster than serial") else ""
+        )
         rows.append(
             [
-                *([f"<code>{text(m.key)}</code>"] if owner else []),
+                what,
                 device,
-                text(m.workload or "typical"),
-                text(m.software),
-                text(m.result),
-                number_cell(m.measured_s, format_seconds(m.measured_s)),
+                f'<td class="kb-number" data-value="{text(repr(m.measured_s))}" '
+                f'title="published: {text(m.result)}">{text(format_seconds(m.measured_s))}</td>',
                 number_cell(m.bound_s, format_seconds(m.bound_s)),
-                number_cell(m.fraction, f"{m.fraction:.2f}"),
-                text(m.verdict),
-                source + (f"<br>{inline(m.note)}" if m.note else ""),
+                number_cell(m.fraction, fraction),
+                source,
             ]
         )
-    name = "Every measurement" if owner else "Measured"
+    name = "Every measurement" if owners is not None else "Measured"
     return table(name, header, rows, "kb-measurements")
 
 
@@ -126,7 +131,6 @@ def render_measurements(
     every = sorted(
         (m for found in by_owner.values() for m in found), key=lambda m: (-m.fraction, m.key)
     )
-    owners = {m.key: m.key.partition("#")[0] for m in every}
     body = [
         '<h1 id="kb-title">Measured beside the bounds</h1>',
         f'<p class="kb-answer">{len(every)} published measurements on '
@@ -139,21 +143,8 @@ def render_measurements(
     if every:
         body.append(
             '<div class="kb-sortable">'
-            + measured_table(every, names, here, links, model=False, owner=True)
+            + measured_table(every, names, here, links, model=False, owners=pages)
             + "</div>"
         )
-        body.append(_owner_links(owners, pages, here, links))
         body.append(f'<script src="{links.asset(here, SORT_SCRIPT)}"></script>')
     return markdown_page("Measured beside the bounds", body)
-
-
-def _owner_links(
-    owners: Mapping[str, str], pages: Mapping[str, str], here: str, links: Links
-) -> str:
-    """Where each card's or model's page is, for the reader who wants its bound explained."""
-    items = "".join(
-        f'<li><a href="{links.href(here, pages[owner])}">{text(owner)}</a></li>'
-        for owner in sorted(set(owners.values()))
-        if owner in pages
-    )
-    return f'<p>The cards and models measured:</p><ul class="kb-measured-owners">{items}</ul>'
