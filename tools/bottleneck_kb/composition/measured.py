@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
 
 from ..core.errors import BadRequest
-from ..core.numbers import format_quantity
+from ..core.numbers import format_quantity, half_last_digit
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.measured import Judged, MeasuredOutcome, Unjudged, measured_time, outcome
 from ..evaluation.roofs import ROOFS
@@ -103,9 +102,7 @@ def _from_rate(
     number = match["number"]
     factor = _PREFIX[match["prefix"]] * (devices if measurement.counts == "device" else 1)
     rate = float(number) * factor
-    exponent = Decimal(number).as_tuple().exponent
-    assert isinstance(exponent, int)  # finite by the pattern
-    last = 0.5 * 10.0**exponent
+    last = half_last_digit(number)
     slowest = max(float(number) - last, float(number) * 1e-9) * factor
     tokens = batch if measurement.phase != "prefill" else batch * prompt
     if rate <= 0:

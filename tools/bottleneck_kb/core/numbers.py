@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 _PREFIXES = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 _TIME_PREFIXES = ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
@@ -89,3 +90,12 @@ def exact_number(value: float) -> str:
     message compares with a bound must not be rounded onto it."""
     short = number(value)
     return short if not math.isfinite(value) or float(short) == value else repr(value)
+
+
+def half_last_digit(written: str) -> float:
+    """Half a unit of the last digit of a number as written (`41.2` -> 0.05, `1.5e3` -> 50):
+    how far the value it stands for may lie from it."""
+    exponent = Decimal(written).as_tuple().exponent
+    if not isinstance(exponent, int):  # a NaN or an infinity has no last digit
+        raise ValueError(f"{written!r} is not a finite number")
+    return 0.5 * 10.0**exponent

@@ -21,6 +21,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from ..core.errors import KBError
+from ..core.numbers import half_last_digit
 
 if TYPE_CHECKING:
     import pint
@@ -218,10 +219,7 @@ def parse_quantity(text: str, dimension: Dimension) -> Measure:
             f"write '{match['number']} {count}/s'",
         )
     factor = _unit_factor(unit, dimension)
-    number = Decimal(match["number"])
-    exponent = number.as_tuple().exponent
-    assert isinstance(exponent, int)  # finite by the pattern
-    value = float(number) * factor
+    value = float(Decimal(match["number"])) * factor
     if value != value or value in (float("inf"), 0.0):
         raise QuantityError(f"'{text}' is not a positive finite quantity")
-    return Measure(value, 0.5 * 10.0**exponent * factor)
+    return Measure(value, half_last_digit(match["number"]) * factor)

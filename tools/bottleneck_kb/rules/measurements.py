@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 
 from ..composition.measured import judge_model
 from ..core.diagnostics import Diagnostic
-from ..core.numbers import format_quantity, number
+from ..core.numbers import format_quantity, half_last_digit, number
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.measured import Judged, Unjudged, judge_card
 from ..evaluation.roofs import ROOFS
@@ -267,7 +267,8 @@ def fraction_within_measurements(device: Device, context: Context) -> Iterable[D
     That each measurement a `by_class` value names (`<card-id>#<id>`) exists, was made on this
     device, is of a card of that class bound by this figure's roof at its workload (for a
     ranged value, with its message size in the range), and that the value lies between the
-    smallest and the largest of their achieved fractions of the bound.
+    smallest and the largest of their achieved fractions of the bound, as far as the value's
+    last written digit rounds (0.67 stands for 0.665 to 0.675).
     ## Why it matters
     `kb eval --derated` and whole-model estimates divide by these values, and the site shows
     an "expected at about" time from them: a value the measurements do not bear out would
@@ -334,7 +335,9 @@ def fraction_within_measurements(device: Device, context: Context) -> Iterable[D
                     )
                     continue
                 shown.append(problem.fraction)
-            if shown and not min(shown) - 1e-9 <= row.value <= max(shown) + 1e-9:
+            # A value written to two places stands for the range it rounds: 0.67 for 0.6681.
+            slack = half_last_digit(repr(row.value))
+            if shown and not min(shown) - slack <= row.value <= max(shown) + slack:
                 yield row.where.error(
                     FRACTION_MEASUREMENTS,
                     f"{figure} for {row.cls} is {number(row.value)}, outside what its "
