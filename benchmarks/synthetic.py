@@ -10,12 +10,14 @@ seed.
 
 from __future__ import annotations
 
+import io
 import random
 import shutil
 from pathlib import Path
 
 import yaml
 
+from bottleneck_kb.authoring.fmt import format_text
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
 from bottleneck_kb.schemas import ENTRY, vocabulary
 
@@ -177,12 +179,50 @@ def _number(value: float) -> str:
     )
 
 
+def _without_cited_measurements(device: Path) -> None:
+    """The device file without the achieved fractions that rest on measurements: those cite
+    the repository's cards, which a synthetic knowledge base does not hold."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.preserve_quotes = True
+    yaml.width = 100
+    data = yaml.load(device.read_text("utf-8"))
+    fractions = data.get("achieved_fraction") or {}
+    changed = False
+    for name in list(fractions):
+        rows = fractions[name].get("by_class")
+        if rows is None:
+            continue
+        kept = [row for row in rows if "measurements" not in row]
+        if len(kept) == len(rows):
+            continue
+        changed = True
+        if kept:
+            fractions[name]["by_class"] = kept
+        else:
+            del fractions[name]["by_class"]
+            if "value" not in fractions[name]:
+                del fractions[name]
+    if not fractions and "achieved_fraction" in data:
+        del data["achieved_fraction"]
+    if changed:
+        buffer = io.StringIO()
+        yaml.dump(data, buffer)
+        # In kb fmt's layout, as the repository's devices are (the benchmark reads them so).
+        first = device.read_text("utf-8").splitlines()[0]
+        text = format_text(buffer.getvalue().encode("utf-8"), device.name, "hardware", first)
+        device.write_text(text, encoding="utf-8")
+
+
 def make_knowledge_base(target: Path, count: int, repository: Path, seed: int = 0) -> Path:
     """A knowledge base at `target`: the repository's schema and hardware, `count` entries."""
     rng = random.Random(seed)
     target.mkdir(parents=True, exist_ok=True)
     for folder in ("schema", "hardware"):
         shutil.copytree(repository / folder, target / folder, dirs_exist_ok=True)
+    for device in (target / "hardware").glob("*.yaml"):
+        _without_cited_measurements(device)
     for index in range(count):
         relative, text = entry_text(index, rng)
         path = target / relative

@@ -45,7 +45,7 @@ from ..records.entry import Entry
 from ..records.model import Model
 from ..rules import Context, Rule, Scope, rules_for, rules_in
 from ..rules.identity import Summary, summarize
-from ..rules.measurements import cited_fractions
+from ..rules.measurements import FRACTION_MEASUREMENTS, cited_fractions
 from .results import CheckResult
 
 #: Below this many entries one process is faster than starting workers.
@@ -321,7 +321,9 @@ def _check(
 ) -> CheckResult:
     read = Catalog.load(root, catalog_root)
     published = schemas.published(root)
-    catalog, found_on_devices = checked_catalog(read, published, select, root)
+    # Another repository's catalog (--catalog) rests its fractions on its own cards: its
+    # own check holds them, not this one.
+    catalog, found_on_devices = checked_catalog(read, published, select, root if read.own else None)
     diagnostics = [*read.diagnostics, *found_on_devices, *committed_outputs(root)]
     devices = catalog.devices
 
@@ -501,7 +503,13 @@ def check_read(
         diagnostics += _knowledge_base_findings(
             summaries, catalog.devices, ids, None, stale, missing
         )
-        return CheckResult(sorted_diagnostics(diagnostics), len(files), len(catalog.devices))
+        models = list(kb.models)
+        diagnostics += model_findings(
+            kb.root, models, catalog.devices, None, models, catalog.broken
+        )
+        return CheckResult(
+            sorted_diagnostics(diagnostics), len(files), len(catalog.devices), len(models)
+        )
 
 
 def _not_in_the_catalog(
@@ -547,8 +555,14 @@ def without_failing(catalog: Catalog, found_on_devices: Sequence[Diagnostic]) ->
     """The catalog that entries are checked against: devices with an error of their own
     (a ridge point or a figure no device has) left out, as broken files are, so that the
     error is said once, on the device's file, instead of on every entry evaluated there;
-    an entry that names such a device is pointed to its file."""
-    failing = {d.path for d in found_on_devices if d.severity is Severity.ERROR}
+    an entry that names such a device is pointed to its file. An achieved fraction its
+    measurements do not bear out (KB705) leaves the figures sound: the device stays, and the
+    measurements that show it wrong are judged on it."""
+    failing = {
+        d.path
+        for d in found_on_devices
+        if d.severity is Severity.ERROR and d.code != FRACTION_MEASUREMENTS
+    }
     if not failing:
         return catalog
     left_out = {i: d.path for i, d in catalog.devices.items() if d.path in failing}
