@@ -1379,3 +1379,75 @@ def test_every_models_explorer_gives_kb_estimates_numbers_at_its_typical_deploym
                 result.phase_seconds("prefill"), rel=1e-12
             ), model.id
     assert browser.errors == []
+
+
+def test_every_measurement_is_on_its_page_the_measurements_page_and_the_export(
+    built: Path, kb_copy: Path
+) -> None:
+    """Each card's and model's measurements are on its page (the number kb check judged, in
+    data-value) and on the measurements page; the export carries them, as kb eval gives them."""
+    from bottleneck_kb.composition.cards import recipe_cards
+    from bottleneck_kb.composition.measured import model_outcomes
+    from bottleneck_kb.evaluation.measured import card_outcomes
+
+    kb = KnowledgeBase.load(kb_copy)
+    devices = kb.catalog.devices
+    every = [
+        (f"entries/{e.id}.md", o)
+        for e in kb.entries
+        if e.measurements and not e.id.startswith("fixtures/")
+        for o in card_outcomes(Evaluator.of(e), devices)
+    ]
+    cards = recipe_cards(kb_copy)
+    every += [
+        (f"models/{m.id}.md", o) for m in kb.models for o in model_outcomes(m, devices, cards)
+    ]
+    assert len(every) >= 30
+    listing = page_file(built, "measurements.md").read_text("utf-8")
+    document = json.loads((built / "export" / "knowledge-base.json").read_text("utf-8"))
+    exported = {
+        m["key"]: m
+        for record in (*document["entries"], *document["models"])
+        for m in record["measurements"]
+    }
+    for page, found in every:
+        text = page_file(built, page).read_text("utf-8")
+        section = text.split('id="measured"')[1].split('aria-label="Measured"')[1]
+        assert f'data-value="{found.bound_s!r}"' in section, (page, found.key)
+        assert f'data-value="{found.fraction!r}"' in listing, found.key
+        assert exported[found.key]["fraction_of_bound"] == found.fraction
+        assert exported[found.key]["measured_s"] == found.measured_s
+    assert len(exported) == len(every)
+
+
+@pytest.mark.slow
+def test_the_measurements_page_sorts_and_each_chart_draws_the_line_of_equality(
+    browser: Browser,
+) -> None:
+    page = browser.open("measurements/")
+    rows = page.locator(".kb-sortable tbody tr")
+    count = rows.count()
+    assert count >= 30
+    fractions = page.locator(".kb-sortable tbody td:nth-child(5)")
+
+    def shown() -> list[float]:
+        return [float(v) for v in fractions.evaluate_all("cs => cs.map(c => c.dataset.value)")]
+
+    assert shown() == sorted(shown(), reverse=True)  # as written: closest to its bound first
+    header = page.locator(".kb-sortable thead th").nth(4)
+    header.locator("button").click()
+    assert header.get_attribute("aria-sort") == "ascending"
+    assert shown() == sorted(shown())
+    header.locator("button").click()
+    assert shown() == sorted(shown(), reverse=True)
+    # A card's page: the chart's points lie on or above the diagonal, and it says so in words.
+    card = browser.open("entries/elementwise/rmsnorm/")
+    chart = card.locator("#measured ~ figure svg.kb-chart").first
+    assert "every point lies on or above it" in chart.locator("desc").text_content()
+    line = chart.locator(".kb-equality line")
+    x1, y1, x2, y2 = (float(line.get_attribute(a)) for a in ("x1", "y1", "x2", "y2"))
+    for circle in chart.locator("circle.kb-measured").all():
+        cx, cy = float(circle.get_attribute("cx")), float(circle.get_attribute("cy"))
+        # SVG's y grows downwards: above the line is a smaller y than the line's at cx.
+        assert cy <= y1 + (y2 - y1) * (cx - x1) / (x2 - x1) + 0.5
+    assert browser.off_localhost() == []
