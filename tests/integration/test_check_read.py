@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from bottleneck_kb.checking import run as check_module
-from bottleneck_kb.checking.run import EntryChecks, check, check_read, checked_catalog
+from bottleneck_kb.checking.run import (
+    EntryChecks,
+    check,
+    check_read,
+    checked_cards,
+    checked_catalog,
+)
 from bottleneck_kb.core.codes import INTERNAL
 from bottleneck_kb.knowledge.base import KnowledgeBase
 from bottleneck_kb.schemas import published
@@ -74,7 +80,8 @@ def test_given_the_checked_catalog_it_does_not_judge_the_devices_again(
     kb = KnowledgeBase.load(root)
     expected = check_read(kb)
     # As the site judges them: with the cards the devices' achieved fractions cite.
-    checked = checked_catalog(kb.catalog, published(root), root=root, entries=kb.entries)
+    cards = checked_cards(root, kb.catalog.devices.values(), kb.entries)
+    checked = checked_catalog(kb.catalog, published(root), cards=cards)
 
     def judged_again(*_: object) -> None:
         raise AssertionError("the device rules ran again")

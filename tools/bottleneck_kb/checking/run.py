@@ -16,16 +16,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import schemas
-from ..composition.cards import cards_by_id, recipe_cards
+from ..composition.cards import cards_by_id, recipe_card_ids, recipe_cards
 from ..composition.kinds import kinds
-from ..composition.measured import model_outcomes
 from ..core.codes import NOT_READ
 from ..core.diagnostics import Diagnostic, Severity, error, sorted_diagnostics
 from ..core.outputs import committed_outputs
 from ..core.parallel import map_items
 from ..evaluation.cost import evaluation_cost
 from ..evaluation.evaluator import Evaluator
-from ..evaluation.measured import card_outcomes
+from ..evaluation.measured import Judged, card_outcomes
 from ..knowledge.base import Catalog, KnowledgeBase, read_models
 from ..knowledge.files import (
     ENTRIES,
@@ -45,7 +44,7 @@ from ..records.entry import Entry
 from ..records.model import Model
 from ..rules import Context, Rule, Scope, rules_for, rules_in
 from ..rules.identity import Summary, summarize
-from ..rules.measurements import FRACTION_MEASUREMENTS, cited_fractions
+from ..rules.measurements import FRACTION_MEASUREMENTS, JUDGED, cited_fractions
 from .results import CheckResult
 
 #: Below this many entries one process is faster than starting workers.
@@ -323,7 +322,10 @@ def _check(
     published = schemas.published(root)
     # Another repository's catalog (--catalog) rests its fractions on its own cards: its
     # own check holds them, not this one.
-    catalog, found_on_devices = checked_catalog(read, published, select, root if read.own else None)
+    cards = checked_cards(root, read.devices.values())
+    catalog, found_on_devices = checked_catalog(
+        read, published, select, cards if read.own else None
+    )
     diagnostics = [*read.diagnostics, *found_on_devices, *committed_outputs(root)]
     devices = catalog.devices
 
@@ -366,7 +368,10 @@ def _check(
         models = _covered_models(every_model, coverage)
         shown.update(m.path for m in models)
     diagnostics += model_diagnostics
-    diagnostics += model_findings(root, models, devices, select, every_model, catalog.broken)
+    model_fractions: list[tuple[str, float]] = []
+    diagnostics += model_findings(
+        root, models, devices, select, every_model, catalog.broken, model_fractions, cards
+    )
     # Knowledge-base checks get every entry's id, checked this run or not, for related links.
     diagnostics += _knowledge_base_findings(
         summaries,
@@ -392,10 +397,7 @@ def _check(
         ]
     if shown is not None:
         diagnostics = [d for d in diagnostics if d.path in shown]
-    measured = [m for s in summaries for m in s.measured]
-    if any(m.measurements for m in models):
-        cards = recipe_cards(root)
-        measured += [(o.key, o.fraction) for m in models for o in model_outcomes(m, devices, cards)]
+    measured = [m for s in summaries for m in s.measured] + model_fractions
     return CheckResult(
         sorted_diagnostics(diagnostics), count, len(devices), len(models), sorted(measured)
     )
@@ -425,6 +427,8 @@ def model_findings(
     select: Selection = None,
     everyone: Sequence[Model] | None = None,
     broken: Mapping[str, str] | None = None,
+    measured: list[tuple[str, float]] | None = None,
+    cards: Mapping[str, Evaluator] | None = None,
 ) -> list[Diagnostic]:
     """What the model rules find in `models`, the catalog being `devices` (drafts are looked
     up among `everyone`, by default `models`)."""
@@ -435,7 +439,7 @@ def model_findings(
         devices,
         published=schemas.published(root),
         broken_devices=broken or {},
-        cards=recipe_cards(root),
+        cards=recipe_cards(root) if cards is None else cards,
         models={m.id: m for m in (models if everyone is None else everyone)},
     )
     found: list[Diagnostic] = []
@@ -445,6 +449,11 @@ def model_findings(
             return None, [d for r in rules for d in r.run(model, context)]
 
         found += guarded(run, Path(model.path), root)[1]
+    if measured is not None:  # what the measurement rules judged, each once
+        for model in models:
+            for _, outcome in context.memo.get((JUDGED, model.path, model.id), ()):
+                if isinstance(outcome, Judged):
+                    measured.append((outcome.key, outcome.fraction))
     return found
 
 
@@ -482,9 +491,8 @@ def check_read(
     (the formulas are then not parsed again)."""
     with _collector_paused():
         published = schemas.published(kb.root)
-        catalog, found_on_devices = checked or checked_catalog(
-            kb.catalog, published, root=kb.root, entries=kb.entries
-        )
+        cards = checked_cards(kb.root, kb.catalog.devices.values(), kb.entries)
+        catalog, found_on_devices = checked or checked_catalog(kb.catalog, published, cards=cards)
         diagnostics = [*kb.diagnostics, *found_on_devices, *committed_outputs(kb.root)]
         checks = EntryChecks.of(catalog, None, published)
         read = {kb.root / entry.path: entry for entry in kb.entries}
@@ -505,7 +513,7 @@ def check_read(
         )
         models = list(kb.models)
         diagnostics += model_findings(
-            kb.root, models, catalog.devices, None, models, catalog.broken
+            kb.root, models, catalog.devices, None, models, catalog.broken, cards=cards
         )
         return CheckResult(
             sorted_diagnostics(diagnostics), len(files), len(catalog.devices), len(models)
@@ -534,20 +542,26 @@ def _not_in_the_catalog(
     ]
 
 
+def checked_cards(
+    root: Path, devices: Iterable[Device], read: list[Entry] | None = None
+) -> dict[str, Evaluator]:
+    """The cards a check evaluates beside the entries it checks, read once: those the
+    architecture kinds' recipes bind (the models are checked with them) and those whose
+    measurements the devices' achieved fractions cite (KB705)."""
+    return cards_by_id(root, {*recipe_card_ids(), *cited_fractions(devices)}, read)
+
+
 def checked_catalog(
     catalog: Catalog,
     published: frozenset[str],
     select: Selection = None,
-    root: Path | None = None,
-    entries: list[Entry] | None = None,
+    cards: Mapping[str, Evaluator] | None = None,
 ) -> tuple[Catalog, list[Diagnostic]]:
     """The devices entries are judged and evaluated on (every command's, and the site's): those
     whose files read and pass their own rules; and what those rules found. Given the
-    knowledge base's `root` (and its `entries`, where read), the achieved fractions that cite
-    measurements are held to them (KB705): `kb check`'s business, not every command's."""
-    found = _device_findings(
-        catalog, select, published if catalog.own else frozenset(), root, entries
-    )
+    knowledge base's `cards` (`checked_cards`), the achieved fractions that cite measurements
+    are held to them (KB705): `kb check`'s business, not every command's."""
+    found = _device_findings(catalog, select, published if catalog.own else frozenset(), cards)
     return without_failing(catalog, found), found
 
 
@@ -577,15 +591,13 @@ def _device_findings(
     catalog: Catalog,
     select: Selection,
     published: frozenset[str],
-    root: Path | None = None,
-    entries: list[Entry] | None = None,
+    cards: Mapping[str, Evaluator] | None = None,
 ) -> list[Diagnostic]:
-    # The cards whose measurements the devices' achieved fractions cite, read only where
-    # some fraction cites one.
-    cited = cited_fractions(catalog.devices.values()) if root is not None else {}
-    cards = cards_by_id(root, cited, entries) if cited and root is not None else {}
     context = Context(
-        catalog.devices, published=published, cards=cards, cited_cards_read=root is not None
+        catalog.devices,
+        published=published,
+        cards=cards or {},
+        cited_cards_read=cards is not None,
     )
     rules = rules_for(Scope.DEVICE, select)
     return [

@@ -9,7 +9,7 @@ from ..composition.estimate import DeviceEstimate, ModelEstimate
 from ..core.diagnostics import inert_json, one_line
 from ..core.numbers import format_quantity, format_seconds, grouped, number
 from . import ESTIMATE, aligned_columns, reporter
-from .evaluation import measured_lines
+from .measured import measured_lines
 
 
 def _deployment(found: ModelEstimate) -> str:

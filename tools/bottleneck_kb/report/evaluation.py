@@ -13,6 +13,7 @@ from ..evaluation.entry import CheckOutcome, Evaluated, Expected, Skipped, Worka
 from ..evaluation.measured import MeasuredOutcome
 from ..evaluation.result import Result
 from . import EVALUATION, aligned_columns, reporter
+from .measured import measured_lines
 
 if TYPE_CHECKING:
     from ..evaluation.entry import EntryEvaluation
@@ -296,40 +297,6 @@ def evaluation_table(evaluation: EntryEvaluation) -> str:
             out.append(f"  {'ok  ' if outcome.passed else 'FAIL'} {outcome.detail}")
             out.append(f"       {outcome.claim}")
     return "".join(f"{one_line(line)}\n" for line in out)
-
-
-def measured_lines(measured: list[MeasuredOutcome]) -> list[str]:
-    """The measurements under an evaluation (or an estimate): each at its own workload, beside
-    its bound (a model's floor), with its achieved fraction of the bound (1 would be at the
-    roofline)."""
-    if not measured:
-        return []
-    out = ["", "Measured (published; each at its own workload, beside its bound there):"]
-    rows = [
-        [
-            m.device,
-            m.workload or "typical",
-            m.result,
-            format_seconds(m.measured_s),
-            format_seconds(m.bound_s),
-            number(round(m.fraction, 2)),
-            m.verdict,
-            m.software,
-        ]
-        for m in measured
-    ]
-    heads = [
-        "device",
-        "workload",
-        "as published",
-        "measured",
-        "bound",
-        "of bound",
-        "verdict",
-        "software",
-    ]
-    out += ["  " + line for line in aligned_columns(heads, rows)]
-    return out
 
 
 @reporter(EVALUATION, "json")

@@ -261,6 +261,9 @@ class Context:
     #: achieved fractions cite (kb check reads them; other commands do not hold fractions to
     #: measurements).
     cited_cards_read: bool = False
+    #: What one rule works out that another of the same subject reads again, by key: a
+    #: subject's measurements judged (KB703 and KB704 each read them), found once.
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
     #: For model checks: every model of models/ that reads, by id (a model's drafts).
     models: Mapping[str, Model] = field(default_factory=dict)
 

@@ -121,7 +121,22 @@ def measurement_cites_a_source(subject: Entry | Model, context: Context) -> Iter
 
 def judged(subject: Entry | Model, context: Context) -> list[tuple[Measurement, Judged | Unjudged]]:
     """Each of the subject's measurements, judged (a card's against its bound, a model's
-    against the estimate's floor) or why it cannot be."""
+    against the estimate's floor) or why it cannot be; found once a subject (the context
+    keeps it for the other rule that reads it)."""
+    key = (JUDGED, subject.path, subject.id)
+    known: list[tuple[Measurement, Judged | Unjudged]] | None = context.memo.get(key)
+    if known is None:
+        known = context.memo[key] = _judged(subject, context)
+    return known
+
+
+#: The memo key of a subject's judged measurements (with its path and id).
+JUDGED = "judged measurements"
+
+
+def _judged(
+    subject: Entry | Model, context: Context
+) -> list[tuple[Measurement, Judged | Unjudged]]:
     found: list[tuple[Measurement, Judged | Unjudged]] = []
     for measurement in subject.measurements:
         try:

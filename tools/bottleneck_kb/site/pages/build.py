@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from ...checking.run import check_read, checked_catalog
+from ...checking.run import check_read, checked_cards, checked_catalog
 from ...core.codes import INTERNAL
 from ...core.diagnostics import Diagnostic, Severity, error
 from ...knowledge.addresses import (
@@ -60,7 +60,8 @@ def build_site(root: Path, options: Options) -> Site:
     """Every generated page and asset of the knowledge base at `root`."""
     kb = KnowledgeBase.load(root)
     # The devices kb check judges entries on: not one whose file fails its own rules.
-    checked = checked_catalog(kb.catalog, published(root), root=root, entries=kb.entries)
+    cards = checked_cards(root, kb.catalog.devices.values(), kb.entries)
+    checked = checked_catalog(kb.catalog, published(root), cards=cards)
     catalog = checked[0]
     devices = sorted(catalog.devices.values(), key=lambda d: d.id)
     names = {d.id: d.name for d in devices}
