@@ -1451,3 +1451,20 @@ def test_the_measurements_page_sorts_and_each_chart_draws_the_line_of_equality(
         # SVG's y grows downwards: above the line is a smaller y than the line's at cx.
         assert cy <= y1 + (y2 - y1) * (cx - x1) / (x2 - x1) + 0.5
     assert browser.off_localhost() == []
+
+
+def test_an_expected_time_stands_beside_the_bound_only_where_a_class_fraction_exists(
+    built: Path,
+) -> None:
+    page = page_file(built, "entries/elementwise/rmsnorm.md").read_text("utf-8")
+    table = page.split('aria-label="Evaluation on every device"')[1].split("</table>")[0]
+    rows = {
+        re.search(r'data-device="([^"]+)"', row).group(1): row  # type: ignore[union-attr]
+        for row in table.split("<tr>")[2:]
+    }
+    # The H100 gives elementwise kernels 0.83 of its bandwidth, the A100 0.7; the MI300X none.
+    assert 'title="0.83 of memory_bandwidth, from elementwise/rmsnorm#' in rows["nvidia-h100-sxm"]
+    assert (
+        'title="0.7 of memory_bandwidth, from elementwise/rmsnorm#' in rows["nvidia-a100-sxm-80gb"]
+    )
+    assert rows["amd-instinct-mi300x"].rstrip().endswith("<td></td></tr>")

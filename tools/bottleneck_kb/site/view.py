@@ -28,6 +28,7 @@ from ..evaluation.crossovers import Crossover, sweep
 from ..evaluation.entry import (
     CheckOutcome,
     Evaluated,
+    Expected,
     Skipped,
     WorkaroundEffect,
     evaluate_parsed,
@@ -55,6 +56,7 @@ __all__ = [
     "EntryView",
     "Evaluated",
     "Evaluator",
+    "Expected",
     "MeasuredOutcome",
     "ModelEstimate",
     "ModelView",

@@ -26,6 +26,7 @@ from ..view import (
     MEMORY,
     EntryView,
     Evaluated,
+    Expected,
     Result,
     format_quantity,
     format_seconds,
@@ -153,6 +154,7 @@ def _evaluation_sections(
                 *(f"{text(name)} time" for name in roofs),
                 *(["fits in memory"] if fits else []),
                 "lower bound",
+                *(["expected"] if evaluation.expected else []),
             ],
             (
                 [
@@ -174,12 +176,23 @@ def _evaluation_sections(
                     ),
                     *([_fits_cell(r)] if fits else []),
                     number_cell(r.time, format_seconds(r.time)),
+                    *(
+                        [_expected_cell(evaluation.expected.get(r.device))]
+                        if evaluation.expected
+                        else []
+                    ),
                 ]
                 for r in results
             ),
             "kb-evaluation",
         ),
     ]
+    if evaluation.expected:
+        sections.append(
+            '<p class="kb-expected">Expected: the bound on figures derated by the achieved '
+            f"fraction {text(entry.cls)} kernels reach on that device, where its catalog gives "
+            "one (hover for what it rests on); blank where it gives none.</p>"
+        )
     if entry.derived and results:
         sections += _derived_values(entry, results, names)
     if view.skipped:
@@ -241,6 +254,17 @@ def _evaluation_sections(
             table("Crossovers", ["device", "symbol", "range", "verdict"], rows, "kb-crossovers"),
         ]
     return sections
+
+
+def _expected_cell(expected: Expected | None) -> str:
+    """About how long the kernel takes where a class fraction says so, with its ground."""
+    if expected is None:
+        return "<td></td>"
+    ground = f"{number(expected.fraction)} of {expected.figure}, from {expected.rests_on}"
+    return (
+        f'<td class="kb-number" data-value="{text(repr(expected.seconds))}" '
+        f'title="{text(ground)}">about {text(format_seconds(expected.seconds))}</td>'
+    )
 
 
 def _fits_cell(result: Result) -> str:
