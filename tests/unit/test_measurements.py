@@ -241,3 +241,47 @@ def test_kb_check_reports_the_range_of_fractions() -> None:
     fractions = {m["key"]: m["fraction_of_bound"] for m in report["measurements"]}
     assert round(fractions["gemm/fp8-prefill-gemm#deepgemm-h800-m4096-n24576-k1536"], 4) == 0.6124
     assert all(0 < f <= 1 for f in fractions.values())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ("time: 0.050912000238895416 ms", "time: 1e300 s", "stands for 1.00e+300 s, outside"),
+        (
+            "time: 0.050912000238895416 ms",
+            "throughput: 1e-300 B/s\n    counts: bytes",
+            "stands for 1.34e+308 s, outside",
+        ),
+        ("time: 0.050912000238895416 ms", "time: 1e-12 s", "stands for 1.00e-12 s, outside"),
+    ],
+)
+def test_a_result_no_measurement_can_have_is_refused_and_every_command_says_so(
+    tmp_path: Path, old: str, new: str, said: str
+) -> None:
+    """A time or a rate that stands for a time past a nanosecond to a hundred days is refused
+    at its line (KB703), and kb eval and the site's evaluation go on without it."""
+    root = copy_repository(tmp_path / "kb")
+    card = root / "entries" / "elementwise" / "rmsnorm.yaml"
+    _replace(card, old, new)
+    (refused,) = [d for d in check(root, [card]).diagnostics if d.code == "KB703"]
+    assert refused.line == _line_of(card, new.splitlines()[0])
+    assert said in refused.message
+    shown = CliRunner().invoke(
+        main, ["eval", "elementwise/rmsnorm", "--format", "json", "--root", str(root)]
+    )
+    assert shown.exit_code == 1  # an entry kb check refuses: its numbers, then the errors
+    keys = [m["key"] for m in json.loads(shown.stdout)["measurements"]]
+    assert "elementwise/rmsnorm#liger-megatron-rmsnorm-h100-t4096-h8192-fwd" not in keys
+
+
+@pytest.mark.parametrize("rate", ["1e-320 tok/s", "1e308 Mtok/s", "0 tok/s"])
+def test_a_token_rate_no_step_can_have_is_refused(tmp_path: Path, rate: str) -> None:
+    root = copy_repository(tmp_path / "kb")
+    path = root / "models" / "llama-2-7b.yaml"
+    _replace(path, "throughput: 104.9 tok/s", f"throughput: {rate}")
+    (refused,) = [d for d in check(root, [path]).diagnostics if d.code == "KB703"]
+    assert refused.line == _line_of(path, f"throughput: {rate}")
+    estimated = CliRunner().invoke(
+        main, ["estimate", "llama-2-7b", "--format", "json", "--root", str(root)]
+    )
+    assert estimated.exit_code == 1 and "Traceback" not in estimated.output

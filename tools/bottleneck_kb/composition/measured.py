@@ -5,13 +5,21 @@ floor (the largest roof total over the rows, which holds under any overlap) and 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 
 from ..core.errors import BadRequest
 from ..core.numbers import format_quantity, half_last_digit
 from ..evaluation.evaluator import Evaluator
-from ..evaluation.measured import Judged, MeasuredOutcome, Unjudged, measured_time, outcome
+from ..evaluation.measured import (
+    Judged,
+    MeasuredOutcome,
+    Unjudged,
+    measured_time,
+    outcome,
+    plausible,
+)
 from ..evaluation.roofs import ROOFS
 from ..records.device import Device
 from ..records.measurement import MODEL_SCOPES, Measurement
@@ -64,7 +72,9 @@ def judge_model(
         serial = result.phase_seconds("prefill") + result.output * result.phase_seconds("decode")
     if measurement.time is not None:
         seen = measured_time(measurement.time, Dimension.TIME, ("time",))
-        measured, most = seen.value, seen.value + seen.resolution
+        measured, most = plausible(
+            seen.value, seen.value + seen.resolution, ("time",), measurement.time
+        )
     else:
         measured, most = _from_rate(
             measurement, result.batch, float(deployment["prompt"]), result.devices_used
@@ -102,12 +112,16 @@ def _from_rate(
     number = match["number"]
     factor = _PREFIX[match["prefix"]] * (devices if measurement.counts == "device" else 1)
     rate = float(number) * factor
-    last = half_last_digit(number)
-    slowest = max(float(number) - last, float(number) * 1e-9) * factor
+    slowest = (float(number) - half_last_digit(number)) * factor
     tokens = batch if measurement.phase != "prefill" else batch * prompt
-    if rate <= 0:
-        raise Unjudged(f"'{measurement.throughput}' is not a positive rate", ("throughput",))
-    return tokens / rate, tokens / slowest
+    if not (rate > 0 and math.isfinite(rate)):
+        raise Unjudged(f"'{measurement.throughput}' is not a finite, positive rate", ("throughput",))
+    return plausible(
+        tokens / rate,
+        tokens / slowest if slowest > 0 else math.inf,
+        ("throughput",),
+        measurement.throughput,
+    )
 
 
 def model_outcomes(

@@ -68,6 +68,25 @@ class Judged:
         return self.serial_s is not None and not self.below and self.measured_s < self.serial_s
 
 
+#: The times a measurement may stand for, in seconds: a nanosecond to a hundred days. Past
+#: them a rate or a time is no measurement of this work (and would divide to nothing).
+PLAUSIBLE_SECONDS = (1e-9, 1e7)
+
+
+def plausible(seconds: float, longest: float, at: Pointer, written: str) -> tuple[float, float]:
+    """`seconds` (and the `longest` its digits allow) where both are a plausible time;
+    Unjudged at `at` where they are not."""
+    low, high = PLAUSIBLE_SECONDS
+    if not (low <= seconds <= high and low <= longest <= high):
+        raise Unjudged(
+            f"'{written}' stands for {format_quantity(seconds, 's')}, outside the times a "
+            f"measurement may stand for ({format_quantity(low, 's')} to "
+            f"{format_quantity(high, 's')})",
+            at,
+        )
+    return seconds, longest
+
+
 def measured_time(text: str, dimension: Dimension, at: Pointer) -> Measure:
     """A result as written, in its base unit; Unjudged where it is not a quantity of
     `dimension`."""
@@ -123,7 +142,9 @@ def judge_card(
         raise Unjudged(exc.message) from None
     if measurement.time is not None:
         seen = measured_time(measurement.time, Dimension.TIME, ("time",))
-        measured, most = seen.value, seen.value + seen.resolution
+        measured, most = plausible(
+            seen.value, seen.value + seen.resolution, ("time",), measurement.time
+        )
     else:
         assert measurement.throughput is not None
         counts_flops = measurement.counts == "flops"
@@ -137,8 +158,13 @@ def judge_card(
             raise Unjudged(
                 f"{entry.id} counts no FLOPs here: a FLOP rate times nothing", ("counts",)
             )
-        measured = work / rate.value
-        most = work / max(rate.value - rate.resolution, rate.value * 1e-9)
+        slowest = rate.value - rate.resolution
+        measured, most = plausible(
+            work / rate.value,
+            work / slowest if slowest > 0 else float("inf"),
+            ("throughput",),
+            measurement.throughput,
+        )
     roof = result.verdict
     figure = next((r.figure for r in ROOFS if r.name == roof), None)
     figures: tuple[str, ...] = ()
