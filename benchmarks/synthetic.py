@@ -179,7 +179,7 @@ def _number(value: float) -> str:
     )
 
 
-def _without_cited_measurements(device: Path) -> None:
+def without_cited_measurements(device: Path) -> None:
     """The device file without the achieved fractions that rest on measurements: those cite
     the repository's cards, which a synthetic knowledge base does not hold."""
     from ruamel.yaml import YAML
@@ -222,7 +222,7 @@ def make_knowledge_base(target: Path, count: int, repository: Path, seed: int = 
     for folder in ("schema", "hardware"):
         shutil.copytree(repository / folder, target / folder, dirs_exist_ok=True)
     for device in (target / "hardware").glob("*.yaml"):
-        _without_cited_measurements(device)
+        without_cited_measurements(device)
     for index in range(count):
         relative, text = entry_text(index, rng)
         path = target / relative

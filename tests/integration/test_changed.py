@@ -55,6 +55,10 @@ def every_entry(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in (root / "entries").rglob("*.yaml")}
 
 
+def every_model(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in (root / "models").glob("*.yaml")}
+
+
 def full_run_on(root: Path, shown: set[str]) -> list[Diagnostic]:
     return [d for d in check(root).diagnostics if d.path in shown]
 
@@ -94,7 +98,8 @@ def claim_a_seed_id(root: Path) -> None:
 def test_given_files_and_their_dependents_match_a_full_run(
     base: Path, mutate: Callable[[Path], None], given: str, device: str | None
 ) -> None:
-    dependents = every_entry(base) if device else set()
+    # A changed device re-checks every entry and every model (the models' measurements too).
+    dependents = every_entry(base) | every_model(base) if device else set()
     mutate(base)
     shown = {given} | dependents
     target = base / given
@@ -105,7 +110,7 @@ def test_given_files_and_their_dependents_match_a_full_run(
     expected = full_run_on(base, shown)
     assert expected, "the mutation must give the selected files something to report"
     assert result.diagnostics == expected
-    assert result.entries == len(shown - {H100, MI300X})
+    assert result.entries == len(shown - {H100, MI300X} - every_model(base))
 
 
 def test_a_device_edit_checks_every_entry(base: Path) -> None:
@@ -313,8 +318,10 @@ def test_a_missing_entry_given_re_checks_the_entries_that_relate_to_it(base: Pat
     # The models whose recipes bind the card are checked again too, as a full run finds them.
     models = {d.path for d in result.diagnostics if d.path.startswith("models/")}
     assert models == {p.relative_to(base).as_posix() for p in (base / "models").glob("*.yaml")}
+    # So are the device files whose achieved fractions rest on its measurements.
+    citing = {"hardware/nvidia-h800-sxm.yaml"}
     assert [d for d in result.diagnostics if d.path != given] == full_run_on(
-        base, dependents | models
+        base, dependents | models | citing
     )
     assert [d.code for d in result.diagnostics if d.path == given] == [NOT_A_FILE]
     assert result.entries == len(dependents)

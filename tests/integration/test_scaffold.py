@@ -17,7 +17,7 @@ from bottleneck_kb.checking.run import check
 from bottleneck_kb.cli import main
 from bottleneck_kb.source import load
 
-from ..conftest import copy_repository
+from ..conftest import copy_repository, summary_of
 
 
 def run(*args: str) -> Result:
@@ -145,7 +145,7 @@ def test_a_newcomer_scaffolds_fills_checks_and_formats(repository: Path) -> None
     formatted = run("fmt", "--check", "--root", root)
 
     assert checked.exit_code == 0, checked.output
-    assert checked.output.startswith("All clear: checked ")
+    assert summary_of(checked.output).startswith("All clear: checked ")
     assert formatted.exit_code == 0, formatted.output
     assert formatted.output == ""
 
