@@ -115,7 +115,9 @@ def _from_rate(
     slowest = (float(number) - half_last_digit(number)) * factor
     tokens = batch if measurement.phase != "prefill" else batch * prompt
     if not (rate > 0 and math.isfinite(rate)):
-        raise Unjudged(f"'{measurement.throughput}' is not a finite, positive rate", ("throughput",))
+        raise Unjudged(
+            f"'{measurement.throughput}' is not a finite, positive rate", ("throughput",)
+        )
     return plausible(
         tokens / rate,
         tokens / slowest if slowest > 0 else math.inf,
