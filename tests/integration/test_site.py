@@ -266,6 +266,12 @@ def test_every_roofs_time_and_every_derived_value_is_on_the_entry_page(
                 r.ridge,
                 *(r.times[name] for name in roofs if name in r.times),
                 r.time,
+                # The expected time, where the device gives a fraction for the entry's class.
+                *(
+                    [view.evaluation.expected[r.device].seconds]
+                    if r.device in view.evaluation.expected
+                    else []
+                ),
             ]
             for r in results
         ], entry.id

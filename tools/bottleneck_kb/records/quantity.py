@@ -93,8 +93,7 @@ _PREFIXES = {
     "P": 1e15,
     "E": 1e18,
     "m": 1e-3,
-    # The micro sign and the Greek mu, as datasheets and papers print a microsecond.
-    **dict.fromkeys(("u", "µ", "μ"), 1e-6),
+    "u": 1e-6,
     "n": 1e-9,
     "Ki": 2.0**10,
     "Mi": 2.0**20,
@@ -208,7 +207,9 @@ def parse_quantity(text: str, dimension: Dimension) -> Measure:
             f"'{text}' is not a number followed by a unit",
             f"write {dimension.spoken} such as {_EXAMPLES[dimension]}",
         )
-    unit = match["unit"]
+    # The micro sign and the Greek mu, as papers and datasheets print a microsecond, are the
+    # u that pint and the table read.
+    unit = match["unit"].replace("µ", "u").replace("μ", "u")
     count = unit[:-1]
     written_as_rate = unit.endswith(("FLOPS", "flops")) and _symbol(count) is not None
     if dimension is Dimension.FLOP_RATE and written_as_rate:
