@@ -1446,6 +1446,14 @@ def test_the_measurements_page_sorts_and_each_chart_draws_the_line_of_equality(
     assert shown() == sorted(shown())
     header.locator("button").click()
     assert shown() == sorted(shown(), reverse=True)
+    # The tables fit the content column at 1400 px: no sideways scrolling to reach a source.
+    fits = """() => Array.from(document.querySelectorAll('.kb-measurements table')).every(t =>
+        t.getBoundingClientRect().width <= document.querySelector('article')
+            .getBoundingClientRect().width + 1 && t.scrollWidth <= t.clientWidth + 1)"""
+    for path in ("measurements/", "entries/elementwise/rmsnorm/", "models/llama-2-7b/"):
+        page = browser.open(path)
+        page.set_viewport_size({"width": 1400, "height": 900})
+        assert page.evaluate(fits), path
     # A card's page: the chart's points lie on or above the diagonal, and it says so in words.
     card = browser.open("entries/elementwise/rmsnorm/")
     chart = card.locator("#measured ~ figure svg.kb-chart").first

@@ -350,7 +350,7 @@ class MeasuredPoint:
     measured: float
 
 
-def measured_chart(title: str, points: Sequence[MeasuredPoint]) -> str:
+def measured_chart(title: str, points: Sequence[MeasuredPoint], bound: str = "lower bound") -> str:
     """Each measurement's time against its bound, both axes logarithmic over the same decades,
     with the line of equality: a point on it runs at the bound, a point above it is slower
     (its height above the line is how far), and none may lie below (kb check refuses it)."""
@@ -359,13 +359,13 @@ def measured_chart(title: str, points: Sequence[MeasuredPoint]) -> str:
     first = math.floor(math.log10(min(values)))
     last = max(math.ceil(math.log10(max(values))), first + 1)
     low, high = 10.0**first, 10.0**last
-    x = Axis("lower bound (s)", low, high, True)
+    x = Axis(f"{bound} (s)", low, high, True)
     y = Axis("measured (s)", low, high, True)
     canvas = _Canvas(x, y, "s", "s", title)
     add = canvas.parts.append
     add(
         f"<desc>{text(title)}: {len(points)} measurement{'s' * (len(points) != 1)}, each "
-        "plotted at its lower bound (across) and its measured time (up), on logarithmic axes. "
+        f"plotted at its {bound} (across) and its measured time (up), on logarithmic axes. "
         "The diagonal is measured = bound; every point lies on or above it.</desc>"
     )
     add(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ...knowledge.addresses import MEASUREMENTS, device_page
 from .. import charts
@@ -41,7 +42,7 @@ def measured_section(
     ]
     chart = (
         '<figure class="kb-figure">'
-        + charts.measured_chart(f"Measured against the {bound}", points)
+        + charts.measured_chart(f"Measured against the {bound}", points, bound)
         + f"<figcaption>Each measurement at its {bound} (across) and its measured time (up), "
         "log axes; the dashed diagonal is measured = bound, and the height above it is how "
         "far the kernel runs from its roofline.</figcaption></figure>"
@@ -75,13 +76,17 @@ def measured_table(
             )
         how = f"{m.software}; {m.workload or 'typical values'}"
         what += f'<br><small class="kb-measured-how">{text(how)}</small>'
+        # The link names the source's site; where in it, beneath in small type, so that a
+        # long table reference does not widen the table past its column.
+        opened = urlsplit(m.reference).hostname if m.reference.startswith("http") else None
         source = (
-            f'<a href="{text(m.reference)}">{text(m.where_in_source)}</a>'
-            if m.reference.startswith(("https://", "http://"))
-            else text(m.where_in_source)
+            f'<a href="{text(m.reference)}">{text(opened.removeprefix("www."))}</a>'
+            if opened
+            else "source"
         )
         if m.secondary:
             source += " (secondary)"
+        source += f'<br><small class="kb-measured-where">{text(m.where_in_source)}</small>'
         if m.note:
             source += (
                 '<details class="kb-measured-note"><summary>note</summary>'
