@@ -58,7 +58,9 @@ def test_a_rule_that_breaks_on_an_entry_is_an_internal_error_there_as_in_kb_chec
     root = copy_repository(tmp_path / "kb")
     kb = KnowledgeBase.load(root)
 
-    def broken(self: EntryChecks, entry: object, parsed: object = None) -> list[object]:
+    def broken(
+        self: EntryChecks, entry: object, parsed: object = None, measured: object = None
+    ) -> list[object]:
         raise RuntimeError("a rule nobody foresaw failing")
 
     monkeypatch.setattr(EntryChecks, "__call__", broken)

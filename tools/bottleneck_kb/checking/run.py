@@ -24,7 +24,7 @@ from ..core.outputs import committed_outputs
 from ..core.parallel import map_items
 from ..evaluation.cost import evaluation_cost
 from ..evaluation.evaluator import Evaluator
-from ..evaluation.measured import Judged, card_outcomes
+from ..evaluation.measured import Judged
 from ..knowledge.base import Catalog, KnowledgeBase, read_models
 from ..knowledge.files import (
     ENTRIES,
@@ -77,7 +77,10 @@ class EntryChecks:
         return cls(catalog, tuple(rules_for(Scope.ENTRY, select)), published)
 
     def __call__(
-        self, entry: Entry, parsed: tuple[Evaluator | None, list[Diagnostic]] | None = None
+        self,
+        entry: Entry,
+        parsed: tuple[Evaluator | None, list[Diagnostic]] | None = None,
+        measured: list[tuple[str, float]] | None = None,
     ) -> list[Diagnostic]:
         """Every rule on one typed entry; `parsed` is `Evaluator.parse(entry)` where the
         caller has it (the site parses each entry once for its checks and its pages)."""
@@ -108,6 +111,8 @@ class EntryChecks:
             assert rule.check is not None
             for diagnostic in rule.check(entry, context):
                 found.append(rule.stamped(diagnostic))
+        if measured is not None:  # what the measurement rules judged, each once
+            measured += _judged_fractions(context, entry)
         return found
 
 
@@ -118,22 +123,22 @@ def _check_file(
         entry, problems = read_entry(path, root)
         if entry is None:
             return None, problems
-        found = checks(entry)
-        summary = summarize(entry)
-        if entry.measurements:
-            summary = summary._replace(measured=_fractions(entry, checks.catalog.devices))
-        return summary, problems + found
+        measured: list[tuple[str, float]] = []
+        found = checks(entry, measured=measured)
+        return summarize(entry)._replace(measured=tuple(measured)), problems + found
 
     summary, found = guarded(read_and_check, path, root)
     return found, summary
 
 
-def _fractions(entry: Entry, devices: Mapping[str, Device]) -> tuple[tuple[str, float], ...]:
-    """Each judged measurement of `entry` with its achieved fraction of the bound."""
-    evaluator, _ = Evaluator.parse(entry)
-    if evaluator is None:
-        return ()
-    return tuple((o.key, o.fraction) for o in card_outcomes(evaluator, devices))
+def _judged_fractions(context: Context, subject: Entry | Model) -> list[tuple[str, float]]:
+    """The measurements of `subject` the measurement rules judged in `context` (none where
+    they did not run), each with its achieved fraction of the bound."""
+    return [
+        (outcome.key, outcome.fraction)
+        for _, outcome in context.memo.get((JUDGED, subject.path, subject.id), ())
+        if isinstance(outcome, Judged)
+    ]
 
 
 @contextmanager
@@ -451,9 +456,7 @@ def model_findings(
         found += guarded(run, Path(model.path), root)[1]
     if measured is not None:  # what the measurement rules judged, each once
         for model in models:
-            for _, outcome in context.memo.get((JUDGED, model.path, model.id), ()):
-                if isinstance(outcome, Judged):
-                    measured.append((outcome.key, outcome.fraction))
+            measured += _judged_fractions(context, model)
     return found
 
 
