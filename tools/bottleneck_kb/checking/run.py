@@ -26,6 +26,7 @@ from ..evaluation.cost import evaluation_cost
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.measured import Judged
 from ..knowledge.base import Catalog, KnowledgeBase, read_models
+from ..knowledge.config import CONFIG_FILE, read_config
 from ..knowledge.files import (
     ENTRIES,
     HARDWARE,
@@ -310,8 +311,23 @@ def check(
     others a change touched) except those a full run reads. Devices come from the hardware/
     of `catalog_root` (another repository's catalog), by default `root`'s.
     """
+
+    # kb.yaml is read by every check, not as a file of a folder: naming it (a pre-commit
+    # hook passes the files a commit touches) must not report it unread.
+    def not_config(named: Sequence[Path]) -> list[Path]:
+        config = os.path.abspath(root / CONFIG_FILE)
+        return [p for p in named if os.path.abspath(p) != config]
+
     with _collector_paused():
-        return _check(root, paths, jobs, select, catalog_root, removed, changed)
+        return _check(
+            root,
+            None if paths is None else not_config(paths),
+            jobs,
+            select,
+            catalog_root,
+            not_config(removed),
+            not_config(changed),
+        )
 
 
 def _check(
@@ -332,6 +348,7 @@ def _check(
         read, published, select, cards if read.own else None
     )
     diagnostics = [*read.diagnostics, *found_on_devices, *committed_outputs(root)]
+    diagnostics += read_config(root, read.devices if read.own else None)[1]
     devices = catalog.devices
 
     checks = EntryChecks.of(catalog, select, published)
@@ -355,6 +372,9 @@ def _check(
         # A device file that fails is left out of the catalog: said, or the entries would seem
         # checked against it.
         shown.update(catalog.broken.values())
+        # Whatever was changed, the configuration's errors are said: a removed device may be
+        # one it features.
+        shown.add(CONFIG_FILE)
         # A changed card re-checks the achieved fractions that cite its measurements.
         cited = cited_fractions(read.devices.values())
         shown.update(path for card in coverage.entry_ids for path in cited.get(card, ()))

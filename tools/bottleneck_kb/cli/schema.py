@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 @click.command("schema")
 @click.argument("kind", metavar="KIND")
 def schema_command(kind: str) -> None:
-    """Print the JSON Schema kb checks files of KIND (entry, hardware or model) with, to
+    """Print the JSON Schema kb checks files of KIND (entry, hardware, model or config) with, to
     publish in a knowledge base's schema/ folder for editors: kb schema entry >
     schema/entry.schema.json.
     """

@@ -79,6 +79,39 @@ def number(value: float) -> str:
     return f"{value:.4g}"
 
 
+def amount(value: float, unit: str | None = None) -> str:
+    """A symbol's value as a reader reads it, with its unit: `128,256 tokens`, `6.74 G
+    parameters`, `0.25 fraction`, `4 bits`; bytes, FLOPs and seconds with their SI prefix
+    (`1.05 GB`, `3.6 µs`), as `format_quantity` writes them."""
+    unit = unit or ""
+    if unit == "s" or unit in PREFIXED_UNITS:
+        return format_quantity(value, unit)
+    if not math.isfinite(value):
+        return f"{value} {unit}".rstrip()
+    magnitude = abs(value)
+    if magnitude >= 1e6:
+        for scale, prefix in _PREFIXES:
+            if magnitude >= scale * 0.9995 and magnitude / scale < 1000:
+                return f"{_significant(value / scale, 3)} {prefix} {unit}".rstrip()
+        return f"{value:.3g} {unit}".rstrip()
+    if value == int(value):
+        shown = f"{value:,.0f}"
+    elif magnitude >= 1000:  # four significant digits, grouped: 153,900, not 1.539e+05
+        shown = f"{float(f'{value:.4g}'):,.0f}"
+    else:
+        shown = f"{value:.4g}"
+    return f"{shown} {unit}".rstrip()
+
+
+def amount_range(low: float, high: float, unit: str | None = None) -> str:
+    """A range of a symbol's values, both ends in `amount`'s style and the unit said once
+    where it is a word (`1 M to 1 G tokens`), with each end where it carries a prefix
+    (`1 kB to 1 GB`)."""
+    prefixed = (unit or "") == "s" or (unit or "") in PREFIXED_UNITS
+    low_text = amount(low, unit if prefixed else None)
+    return f"{low_text} to {amount(high, unit)}"
+
+
 def grouped(value: float) -> str:
     """A rate as people read it: 13,420 with its thousands grouped, else as `number` (821.9,
     0.53)."""

@@ -14,6 +14,7 @@ from ..core.diagnostics import Diagnostic
 from ..records.device import Device
 from ..records.entry import Entry
 from ..records.model import Model
+from .config import Config, read_config
 from .files import HARDWARE, MODELS, SUFFIX, discover, display_path, entry_paths
 from .read import guarded, read_device, read_entry, read_model
 
@@ -98,6 +99,8 @@ class KnowledgeBase:
     diagnostics: list[Diagnostic]
     #: The model files of models/ that read (every one, whatever `paths` named).
     models: list[Model] = field(default_factory=list)
+    #: kb.yaml's settings (its defaults where it has errors, which `diagnostics` holds).
+    config: Config = field(default_factory=Config)
 
     @classmethod
     def load(
@@ -113,7 +116,10 @@ class KnowledgeBase:
             diagnostics.extend(problems)
             if entry is not None:
                 entries.append(entry)
-        return cls(root, catalog, entries, diagnostics, read_models(root, diagnostics))
+        models = read_models(root, diagnostics)
+        # Another repository's catalog (--catalog) is not the one kb.yaml features devices of.
+        config, problems = read_config(root, catalog.devices if catalog.own else None)
+        return cls(root, catalog, entries, diagnostics + problems, models, config)
 
     def entry(self, entry_id: str) -> Entry | None:
         return next((e for e in self.entries if e.id == entry_id), None)

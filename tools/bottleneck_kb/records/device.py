@@ -97,6 +97,9 @@ class Device:
     id: str
     name: str
     vendor: str
+    #: What tables and charts show, the full name on hover: the file's `short_name`, or one
+    #: derived from `name` by the rule its schema states (`derived_short_name`).
+    short_name: str
     #: Every figure by parameter name: `memory_bandwidth`, `peak_flops.bf16`, ...
     figures: dict[str, Figure]
     achieved: dict[str, Fraction]
@@ -236,12 +239,23 @@ def build_device(source: Document) -> tuple[Device | None, list[Diagnostic]]:
         id=data["id"],
         name=data["name"],
         vendor=data["vendor"],
+        short_name=data.get("short_name") or derived_short_name(data["name"], data["vendor"]),
         figures=figures,
         achieved=achieved,
         notes=data.get("notes"),
         sources=citations(source),
         source=source,
     ), []
+
+
+def derived_short_name(name: str, vendor: str) -> str:
+    """A device's name without the vendor word it starts with and anything from a parenthesis
+    on, as the hardware schema's `short_name` states: `NVIDIA B200 (HGX B200, 1000 W)` is
+    `B200`. The whole name where that would leave nothing."""
+    short = name.split("(", 1)[0].strip()
+    if short.casefold().startswith(vendor.casefold() + " "):
+        short = short[len(vendor) + 1 :].strip()
+    return short or name
 
 
 def _fraction(item: dict[str, Any], where: Located, problems: list[Diagnostic]) -> Fraction:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
+from ..core.codes import UNKNOWN_DEVICE
 from ..core.diagnostics import Diagnostic
 from ..core.numbers import format_quantity
 from ..core.text import suggest
@@ -15,7 +16,6 @@ from ..records.located import Located
 from ..records.quantity import Dimension, QuantityError, parse_quantity
 from . import Context, Scope, rule
 
-UNKNOWN_DEVICE = "KB204"
 UNKNOWN_PARAMETER = "KB205"
 MAGNITUDE = "KB206"
 
@@ -69,7 +69,9 @@ def known_devices(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     Each device id in `hardware_parameters[].values_for` and `checks[].devices` names a
     device of the catalog; the hint offers the closest id. A device whose file has errors is
-    pointed to once per entry instead: its errors are reported on its own file, first.
+    pointed to once per entry instead: its errors are reported on its own file, first. The
+    same code marks a device of `featured_devices` in the knowledge base's `kb.yaml` that
+    the catalog does not have.
     ## Why it matters
     A claim about a device the catalog does not have is never evaluated.
     ## How to fix

@@ -24,10 +24,12 @@ from ..source import Document
 ENTRY = "entry"
 HARDWARE = "hardware"
 MODEL = "model"
+#: The knowledge base's own settings: one file, kb.yaml at its root.
+CONFIG = "config"
 #: Architecture kinds: package data of kb, checked against their schema, never published.
 KIND = "kind"
 #: The kinds of file a knowledge base holds (and publishes the schemas of).
-FILE_KINDS = (ENTRY, HARDWARE, MODEL)
+FILE_KINDS = (ENTRY, HARDWARE, MODEL, CONFIG)
 
 _TYPE_NAMES = {
     "string": "a string",

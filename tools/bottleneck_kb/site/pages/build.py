@@ -33,9 +33,8 @@ from ..explorer import compare_body, explorer_assets
 from ..view import MeasuredOutcome, model_views, parse_all, recipe_evaluators
 from .device_pages import render_device, render_device_index
 from .entry_pages import render_entry, render_redirect
-from .html import EXPORT, STYLESHEET, Links, Options, markdown_page
+from .html import EXPORT, STYLESHEET, Links, Options, markdown_page, page_scripts
 from .indexes import render_entry_index
-from .measurement_pages import asset_files as measurement_asset_files
 from .measurement_pages import render_measurements
 from .model_pages import render_model, render_model_index
 from .reference_pages import (
@@ -87,10 +86,19 @@ def build_site(root: Path, options: Options) -> Site:
     ]
     entries_by_id = {e.id: e for e in entries}
     linking = export.related_from(entries)
+    featured = kb.config.featured([d.id for d in devices])
     for entry in entries:
         explorable = parsed[entry.path][0] is not None
         site.pages[entry_page(entry.id)] = render_entry(
-            entry, views[entry.id], devices, links, options, entries_by_id, linking, explorable
+            entry,
+            views[entry.id],
+            devices,
+            links,
+            options,
+            entries_by_id,
+            linking,
+            explorable,
+            featured,
         )
         for alias in entry.aliases:
             if alias not in views:
@@ -134,7 +142,7 @@ def build_site(root: Path, options: Options) -> Site:
     }
     owners = {e.id: entry_page(e.id) for e in entries} | {m.id: model_page(m.id) for m in models}
     site.pages[MEASUREMENTS] = render_measurements(measured, owners, names, links)
-    site.assets.update(measurement_asset_files())
+    site.assets.update(page_scripts())
     site.pages[SCHEMA_REFERENCE] = render_schema_reference(links)
     site.pages.update(render_rule_pages(links))
     for kind, _ in PUBLISHED_SCHEMAS:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...core.numbers import times
+from ...core.numbers import PREFIXED_UNITS, amount, amount_range, times
 from ...knowledge.addresses import (
     ENTRIES_BY_BOUND,
     ENTRIES_BY_CLASS,
@@ -28,11 +28,15 @@ from ..view import (
     Evaluated,
     Expected,
     Result,
+    WorkaroundEffect,
     format_quantity,
     format_seconds,
     number,
 )
+from .answers import device_label, entry_answer, featured_first
 from .html import (
+    DEVICE_SCRIPT,
+    SORT_SCRIPT,
     Links,
     Options,
     figure_unit,
@@ -55,9 +59,11 @@ def render_entry(
     entries_by_id: Mapping[str, Entry],
     linking: Mapping[str, Sequence[tuple[Entry, str]]],
     explorable: bool,
+    featured: Sequence[str] = (),
 ) -> str:
     here = entry_page(entry.id)
     names = {d.id: d.name for d in devices}
+    by_id = {d.id: d for d in devices}
     classes, bounds = schema_titles(ENTRY, "class"), schema_titles(ENTRY, "bound_by")
     body = [
         f'<h1 id="kb-title">{inline(entry.title)}</h1>',
@@ -66,10 +72,15 @@ def render_entry(
         f"class: {text(classes.get(entry.cls, entry.cls))}</a> "
         f'<a class="kb-tag kb-bound" href="{links.href(here, ENTRIES_BY_BOUND, entry.bound_by)}">'
         f"bound by: {text(bounds.get(entry.bound_by, entry.bound_by))}</a></p>",
+    ]
+    evaluation = view.evaluation
+    if evaluation is not None and view.error is None:
+        sweep = view.sweep.symbol if view.sweep is not None else None
+        body.append(entry_answer(entry, evaluation, by_id, featured, sweep, here, links))
+    body += [
         f'<div class="kb-prose kb-summary">{block(entry.intensity.summary)}</div>',
         "## Formulas",
     ]
-    evaluation = view.evaluation
     if view.error is not None or evaluation is None:
         body.append(f'<p class="kb-error">Not evaluated: {text(view.error or "")}</p>')
     else:
@@ -80,7 +91,7 @@ def render_entry(
             + math(view.intensity_mathml, "intensity (FLOP/B)")
             + "</div>"
         )
-        body += _evaluation_sections(entry, view, evaluation, names, here, links)
+        body += _evaluation_sections(entry, view, evaluation, by_id, featured, here, links)
         body += measured_section(evaluation.measured, names, here, links)
         body.append(explorer_block(entry, lambda path: links.asset(here, path), explorable))
     body += [
@@ -94,7 +105,7 @@ def render_entry(
                     text(s.name),
                     inline(s.description),
                     text(s.unit or ""),
-                    text(number(s.typical)) if s.typical is not None else "",
+                    text(amount(s.typical, s.unit)) if s.typical is not None else "",
                     _range_cell(s),
                 ]
                 for s in entry.scales_with
@@ -104,7 +115,7 @@ def render_entry(
     if entry.hardware_parameters:
         body += ["## Hardware parameters", _hardware_parameters(entry, devices, here, links)]
     if entry.workarounds:
-        body += ["## Workarounds", _workarounds(entry, evaluation, names)]
+        body += ["## Workarounds", _workarounds(entry, evaluation, by_id, featured)]
     if entry.checks and evaluation is not None:
         body += ["## Checks", _checks(evaluation, names)]
     if entry.claims:
@@ -121,34 +132,63 @@ def render_entry(
             f'<p class="kb-edit"><a href="{text(options.edit_url + entry.path)}">'
             f"Edit this entry's YAML source</a> ({text(entry.path)})</p>"
         )
-    return markdown_page(plain(entry.title), body)  # the browser's tab shows text, not Markdown
+    body += [
+        f'<script src="{links.asset(here, script)}"></script>'
+        for script in (SORT_SCRIPT, DEVICE_SCRIPT)
+    ]
+    # The browser's tab and the header bar show text, not Markdown, and a title's words
+    # before its colon ("LM head"), where it has one: the page's heading is the whole title.
+    short = plain(entry.title).split(": ", 1)[0]
+    return markdown_page(short, body)
 
 
 def _evaluation_sections(
     entry: Entry,
     view: EntryView,
     evaluation: Evaluated,
-    names: dict[str, str],
+    devices: Mapping[str, Device],
+    featured: Sequence[str],
     here: str,
     links: Links,
 ) -> list[str]:
-    values = ", ".join(f"{k} = {number(v)}" for k, v in sorted(evaluation.values.items()))
-    results = evaluation.results
+    units = {s.symbol: s.unit for s in entry.scales_with}
+    values = ", ".join(
+        f"{k} = {amount(v, units.get(k))}" for k, v in sorted(evaluation.values.items())
+    )
+    names = {d: device.name for d, device in devices.items()}
+    results = featured_first(evaluation.results, lambda r: r.device, featured)
     # Every roof an entry has gets its column (an all-reduce is bound by the link, a launch
     # by latency): the lower bound is the largest of the times shown beside it.
     roofs = list(dict.fromkeys(name for r in results for name in r.times))
     fits = any(r.capacity is not None for r in results)
+    # What does not depend on the device is said once, above the table, not in every row.
+    work = [
+        ("FLOPs", "FLOP", "flops"),
+        ("bytes", "B", "bytes"),
+        ("intensity", "FLOP/B", "intensity"),
+    ]
+    same = [w for w in work if len({getattr(r, w[2]) for r in results}) <= 1]
+    varying = [w for w in work if w not in same]
+    said = (
+        " Every device does the same work: "
+        + ", ".join(
+            f"{label} {text(format_quantity(getattr(results[0], field), unit))}"
+            for label, unit, field in same
+        )
+        + "."
+        if same and results
+        else ""
+    )
     sections = [
         "## Evaluation on every device",
         f'<p class="kb-assignment">At the typical values ({text(values)}), dense '
-        f"{text(view.dtype)} peak:</p>",
+        f"{text(view.dtype)} peak.{said} The featured devices first; a column's heading "
+        "sorts by it.</p>",
         table(
             "Evaluation on every device",
             [
                 "device",
-                "FLOPs",
-                "bytes",
-                "intensity",
+                *(label for label, _, _ in varying),
                 "ridge",
                 "bound by",
                 *(f"{text(name)} time" for name in roofs),
@@ -159,13 +199,13 @@ def _evaluation_sections(
             (
                 [
                     row_header(
-                        f'<a href="{links.href(here, device_page(r.device))}">'
-                        f"{text(names[r.device])}</a>",
+                        device_label(devices[r.device], links.href(here, device_page(r.device))),
                         f' data-device="{text(r.device)}"',
                     ),
-                    number_cell(r.flops, format_quantity(r.flops, "FLOP")),
-                    number_cell(r.bytes, format_quantity(r.bytes, "B")),
-                    number_cell(r.intensity, format_quantity(r.intensity, "FLOP/B")),
+                    *(
+                        number_cell(getattr(r, field), format_quantity(getattr(r, field), unit))
+                        for _, unit, field in varying
+                    ),
                     number_cell(r.ridge, format_quantity(r.ridge, "FLOP/B")),
                     f'<td class="kb-verdict kb-{text(r.verdict)}">{text(r.verdict)}</td>',
                     *(
@@ -175,7 +215,9 @@ def _evaluation_sections(
                         for name in roofs
                     ),
                     *([_fits_cell(r)] if fits else []),
-                    number_cell(r.time, format_seconds(r.time)),
+                    number_cell(r.time, format_seconds(r.time)).replace(
+                        '<td class="kb-number"', '<td class="kb-number kb-lower-bound"', 1
+                    ),
                     *(
                         [_expected_cell(evaluation.expected.get(r.device))]
                         if evaluation.expected
@@ -184,7 +226,7 @@ def _evaluation_sections(
                 ]
                 for r in results
             ),
-            "kb-evaluation",
+            "kb-evaluation kb-sortable",
         ),
     ]
     if evaluation.expected:
@@ -231,29 +273,83 @@ def _evaluation_sections(
             "and every line names its device on hover; the table above gives each ridge "
             "point); a mark where the verdict flips.</figcaption></figure>",
         ]
-    rows = [
-        [
-            text(names[device]),
-            f"<code>{text(c.symbol)}</code>",
-            f"{text(number(c.range[0]))} to {text(number(c.range[1]))}",
-            (
-                f"{text(c.below)} below, {text(c.above)} from "
-                f"{text(c.symbol)} = {text(number(c.at))}"
-                if c.at is not None
-                else f"none in range ({text(c.below)} throughout)"
-            ),
-        ]
-        for device, found in evaluation.crossovers.items()
-        for c in found
+    sections += _crossovers(evaluation, devices, featured, units, here, links)
+    return sections
+
+
+def _crossovers(
+    evaluation: Evaluated,
+    devices: Mapping[str, Device],
+    featured: Sequence[str],
+    units: Mapping[str, str | None],
+    here: str,
+    links: Links,
+) -> list[str]:
+    """One row per device where a symbol flips the verdict in its range, a column for each
+    symbol that flips anywhere; the devices where none does, in one line."""
+    if not evaluation.crossovers:
+        return []
+    order = featured_first(list(evaluation.crossovers), lambda d: d, featured)
+    flipping = list(
+        dict.fromkeys(
+            c.symbol for found in evaluation.crossovers.values() for c in found if c.at is not None
+        )
+    )
+    rows = []
+    steady: dict[str, list[str]] = {}
+    for device in order:
+        found = evaluation.crossovers[device]
+        label = device_label(devices[device], links.href(here, device_page(device)))
+        if not any(c.at is not None for c in found):
+            steady.setdefault(found[0].below if found else "", []).append(label)
+            continue
+        rows.append(
+            [
+                label,
+                *(
+                    "; ".join(
+                        f"{text(c.below)} to {text(c.above)} at "
+                        f"{text(amount(c.at, _prefixed(units.get(symbol))))}"
+                        for c in found
+                        if c.symbol == symbol and c.at is not None
+                    )
+                    or "-"
+                    for symbol in flipping
+                ),
+            ]
+        )
+    symbols = sorted({c.symbol for found in evaluation.crossovers.values() for c in found})
+    swept = ", ".join(f"<code>{text(s)}</code>" for s in symbols)
+    sections = [
+        "## Crossovers",
+        f"<p>Where the verdict flips as one symbol ({swept}) sweeps its range, the others at "
+        "their typical values.</p>",
     ]
     if rows:
-        sections += [
-            "## Crossovers",
-            "<p>Where the verdict flips as one symbol sweeps its range, the others at their "
-            "typical values.</p>",
-            table("Crossovers", ["device", "symbol", "range", "verdict"], rows, "kb-crossovers"),
+        header = [
+            "device",
+            *(
+                f"<code>{text(s)}</code>"
+                + (f" ({text(u)})" if (u := units.get(s)) and not _prefixed(u) else "")
+                for s in flipping
+            ),
         ]
+        sections.append(table("Crossovers", header, rows, "kb-crossovers"))
+    if steady:
+        said = "; ".join(
+            f"{text(verdict)}-bound throughout on {', '.join(labels)}"
+            for verdict, labels in steady.items()
+        )
+        sections.append(
+            f'<p class="kb-steady">No symbol flips the verdict in its range: {said}.</p>'
+        )
     return sections
+
+
+def _prefixed(unit: str | None) -> str | None:
+    """`unit` where a value carries it with a prefix (`1.05 GB`, `3.6 µs`), else None: a
+    word (tokens, sequences) is said once, in the column's heading."""
+    return unit if unit == "s" or unit in PREFIXED_UNITS else None
 
 
 def _expected_cell(expected: Expected | None) -> str:
@@ -372,46 +468,31 @@ def _range_cell(symbol: Symbol) -> str:
     said = []
     if symbol.range:
         lo, hi = symbol.range
-        said.append(f"{text(number(lo))} to {text(number(hi))}")
+        said.append(text(amount_range(lo, hi, symbol.unit)))
     if symbol.at_most:
         said.append(f"at most the device's <code>{text(symbol.at_most)}</code>")
     return "; ".join(said)
 
 
-def _workarounds(entry: Entry, evaluation: Evaluated | None, names: dict[str, str]) -> str:
+def _workarounds(
+    entry: Entry,
+    evaluation: Evaluated | None,
+    devices: Mapping[str, Device],
+    featured: Sequence[str],
+) -> str:
     # The evaluation lists the modeled workarounds, in the entry's order.
     modeled = iter(evaluation.workarounds if evaluation is not None else [])
+    names = {d: device.name for d, device in devices.items()}
     parts = []
-    for workaround in entry.workarounds:
+    for index, workaround in enumerate(entry.workarounds, 1):
         effect = next(modeled, None) if workaround.model else None
         lines = [
-            f'<div class="kb-workaround"><h3>{inline(workaround.title)}</h3>',
+            f'<div class="kb-workaround" id="workaround-{index}">'
+            f"<h3>{inline(workaround.title)}</h3>",
             f'<div class="kb-prose">{block(workaround.description)}</div>',
         ]
         if effect is not None:
-            lines.append(
-                table(
-                    plain(workaround.title),
-                    ["device", "modeled speedup", "bytes cut", "modeled lower bound", "bound by"],
-                    (
-                        [
-                            text(names[device]),
-                            # A time the step cannot run at (it does not fit) is no speedup.
-                            number_cell(
-                                gain,
-                                "does not fit" if not effect.modeled[device].fits else times(gain),
-                            ),
-                            number_cell(effect.bytes_cut[device], times(effect.bytes_cut[device])),
-                            number_cell(
-                                effect.modeled[device].time,
-                                format_seconds(effect.modeled[device].time),
-                            ),
-                            text(effect.modeled[device].verdict),
-                        ]
-                        for device, gain in effect.speedup.items()
-                    ),
-                )
-            )
+            lines.append(_workaround_effect(workaround.title, effect, devices, featured))
             lines += [
                 f'<p class="kb-unmodeled">Not modeled on {text(names[device])}: {text(why)}.</p>'
                 for device, why in effect.beyond.items()
@@ -424,6 +505,54 @@ def _workarounds(entry: Entry, evaluation: Evaluated | None, names: dict[str, st
             lines.append(_references(workaround.references))
         parts.append("".join(lines) + "</div>")
     return "".join(parts)
+
+
+def _workaround_effect(
+    title: str, effect: WorkaroundEffect, devices: Mapping[str, Device], featured: Sequence[str]
+) -> str:
+    """A modeled workaround's speedup: said once where every device gets the same, else its
+    range; the table by device behind a summary."""
+
+    def shown(device: str, gain: float) -> str:
+        # A time the step cannot run at (it does not fit) is no speedup.
+        return "does not fit" if not effect.modeled[device].fits else times(gain)
+
+    gains = {device: shown(device, gain) for device, gain in effect.speedup.items()}
+    cuts = {times(cut) for cut in effect.bytes_cut.values()}
+    if not gains:
+        return ""
+    if len(set(gains.values())) == 1:
+        said = f"Modeled speedup {next(iter(gains.values()))} on every device"
+    else:
+        fitting = [g for d, g in effect.speedup.items() if effect.modeled[d].fits]
+        said = (
+            f"Modeled speedup {times(min(fitting))} to {times(max(fitting))} across "
+            f"{len(gains)} devices"
+            if fitting
+            else "Does not fit on any device at these values"
+        )
+    if len(cuts) == 1:
+        said += f", bytes cut {next(iter(cuts))}"
+    order = featured_first(list(effect.speedup), lambda d: d, featured)
+    rows = (
+        [
+            text(devices[device].short_name),
+            number_cell(effect.speedup[device], gains[device]),
+            number_cell(effect.bytes_cut[device], times(effect.bytes_cut[device])),
+            number_cell(effect.modeled[device].time, format_seconds(effect.modeled[device].time)),
+            text(effect.modeled[device].verdict),
+        ]
+        for device in order
+    )
+    return (
+        f'<details class="kb-effect"><summary>{text(said)}; by device</summary>'
+        + table(
+            plain(title),
+            ["device", "modeled speedup", "bytes cut", "modeled lower bound", "bound by"],
+            rows,
+        )
+        + "</details>"
+    )
 
 
 def _checks(evaluation: Evaluated, names: dict[str, str]) -> str:

@@ -20,6 +20,9 @@ from .. import mathml
 from ..prose import text
 
 STYLESHEET = "assets/bottleneck-kb.css"
+#: The pages' own scripts, below the site's root: sortable tables, and the reader's device.
+SORT_SCRIPT = "assets/kb-sort-table.js"
+DEVICE_SCRIPT = "assets/kb-device.js"
 EXPORT = "export/knowledge-base.json"
 MATHML = "http://www.w3.org/1998/Math/MathML"
 
@@ -148,3 +151,13 @@ def figure_unit(parameter: str) -> str:
     """The base unit of a device figure (`B/s`, `FLOP/s`), or "" for a count."""
     dimension = parameter_dimension(parameter)
     return dimension.base_unit if dimension is not None else ""
+
+
+def page_scripts() -> dict[str, str]:
+    """The pages' own scripts by their path below the site's root, from the package's
+    assets."""
+    folder = Path(__file__).parents[1] / "assets"
+    return {
+        path: (folder / posixpath.basename(path)).read_text("utf-8")
+        for path in (SORT_SCRIPT, DEVICE_SCRIPT)
+    }

@@ -5,14 +5,13 @@ fraction of the bound, sortable where JavaScript runs."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from ...knowledge.addresses import MEASUREMENTS, device_page
 from .. import charts
 from ..prose import inline, text
 from ..view import MeasuredOutcome, format_seconds
-from .html import Links, markdown_page, number_cell, table
+from .html import SORT_SCRIPT, Links, markdown_page, number_cell, table
 
 
 def measured_section(
@@ -112,16 +111,6 @@ def measured_table(
         )
     name = "Every measurement" if owners is not None else "Measured"
     return table(name, header, rows, "kb-measurements")
-
-
-#: The sorting script, below the site's root, and its file in the package's assets.
-SORT_SCRIPT = "assets/kb-sort-table.js"
-
-
-def asset_files() -> dict[str, str]:
-    """The measurements page's script, by its path below the site's root."""
-    folder = Path(__file__).parents[1] / "assets"
-    return {SORT_SCRIPT: (folder / "kb-sort-table.js").read_text("utf-8")}
 
 
 def render_measurements(
