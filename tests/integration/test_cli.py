@@ -492,7 +492,7 @@ def test_kb_schema_prints_what_a_knowledge_base_publishes_for_editors(kb_root: P
     unknown = run("schema", "export")
     assert (unknown.exit_code, unknown.stderr.splitlines()[-1]) == (
         2,
-        "Error: Invalid value for KIND: 'export' is not entry, hardware or model",
+        "Error: Invalid value for KIND: 'export' is not entry, hardware, model or config",
     )
 
 

@@ -534,8 +534,9 @@ def test_a_devices_measured_values_achieved_fractions_and_notes_are_on_its_page_
     site = build_site(kb_root, Options())
 
     page = site.pages["devices/fixture-device.md"]
-    sheet = '<a href="https://example.com/sheet" rel="nofollow noopener">Sheet</a>'
-    bench = '<a href="https://example.com/bench" rel="nofollow noopener">Bench</a>'
+    # A figure's source is its number in the list of sources, its title on hover.
+    sheet = '<a class="kb-source-ref" href="#source-1" title="Sheet">[1]</a>'
+    bench = '<a class="kb-source-ref" href="#source-2" title="Bench">[2]</a>'
     achieved = "<td>fraction of the datasheet value reached in practice</td>"
     figures = (
         '<tr><th scope="row">memory bandwidth</th>'
@@ -572,6 +573,12 @@ def test_a_devices_measured_values_achieved_fractions_and_notes_are_on_its_page_
     )
     assert figures in page
     assert peaks in page
+    assert (
+        '<ol class="kb-sources"><li id="source-1"><a href="https://example.com/sheet" '
+        'rel="nofollow noopener">Sheet</a> (Nobody, vendor, read 2026-11-29)</li>'
+        '<li id="source-2"><a href="https://example.com/bench" rel="nofollow noopener">Bench</a>'
+        " (Somebody, secondary, read 2026-11-29)</li></ol>"
+    ) in page
     legend = "; ".join(
         f"<em>{o['const']}</em>: {o['description']}"
         for o in schema(HARDWARE)["$defs"]["basis"]["oneOf"]

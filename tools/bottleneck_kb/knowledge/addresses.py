@@ -17,8 +17,10 @@ SCHEMA_REFERENCE = "reference/schema.md"
 RULES = "reference/rules.md"
 MODELS_INDEX = "models/index.md"
 MEASUREMENTS = "measurements.md"
+HOME = "index.md"
 #: The pages made once for the whole knowledge base.
 FIXED_PAGES = (
+    HOME,
     ENTRIES_BY_CLASS,
     ENTRIES_BY_BOUND,
     DEVICES,

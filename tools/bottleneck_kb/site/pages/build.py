@@ -18,6 +18,7 @@ from ...knowledge.addresses import (
     DEVICES,
     ENTRIES_BY_BOUND,
     ENTRIES_BY_CLASS,
+    HOME,
     MEASUREMENTS,
     MODELS_INDEX,
     SCHEMA_REFERENCE,
@@ -33,6 +34,7 @@ from ..explorer import compare_body, explorer_assets
 from ..view import MeasuredOutcome, model_views, parse_all, recipe_evaluators
 from .device_pages import render_device, render_device_index
 from .entry_pages import render_entry, render_redirect
+from .home_page import render_home
 from .html import EXPORT, STYLESHEET, Links, Options, markdown_page, page_scripts
 from .indexes import render_entry_index
 from .measurement_pages import render_measurements
@@ -111,9 +113,13 @@ def build_site(root: Path, options: Options) -> Site:
     )
     for device in devices:
         site.pages[device_page(device.id)] = render_device(device, entries, views, links)
-    site.pages[ENTRIES_BY_CLASS] = render_entry_index(entries, views, devices, links, "class")
-    site.pages[ENTRIES_BY_BOUND] = render_entry_index(entries, views, devices, links, "bound_by")
-    site.pages[DEVICES] = render_device_index(devices, links)
+    site.pages[ENTRIES_BY_CLASS] = render_entry_index(
+        entries, views, devices, links, "class", featured
+    )
+    site.pages[ENTRIES_BY_BOUND] = render_entry_index(
+        entries, views, devices, links, "bound_by", featured
+    )
+    site.pages[DEVICES] = render_device_index(devices, links, featured)
     # A model kb check refuses is left out: its numbers would be nobody's.
     models = [m for m in sorted(kb.models, key=lambda m: m.id) if m.path not in failing]
     recipe = recipe_evaluators(entries, parsed)
@@ -142,6 +148,8 @@ def build_site(root: Path, options: Options) -> Site:
     }
     owners = {e.id: entry_page(e.id) for e in entries} | {m.id: model_page(m.id) for m in models}
     site.pages[MEASUREMENTS] = render_measurements(measured, owners, names, links)
+    count = sum(len(found) for found in measured.values())
+    site.pages[HOME] = render_home(entries, devices, estimates, count, featured, links)
     site.assets.update(page_scripts())
     site.pages[SCHEMA_REFERENCE] = render_schema_reference(links)
     site.pages.update(render_rule_pages(links))

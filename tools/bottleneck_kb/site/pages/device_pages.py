@@ -23,16 +23,31 @@ from ..view import (
     number,
     ridge_points,
 )
+from .answers import device_label, featured_first
 from .entry_pages import entry_link
-from .html import Links, dtype_names, figure_unit, markdown_page, number_cell, table
+from .html import (
+    DEVICE_SCRIPT,
+    SORT_SCRIPT,
+    Links,
+    dtype_names,
+    figure_unit,
+    markdown_page,
+    number_cell,
+    table,
+)
 
 
 def _source(device: Device, source_id: str) -> str:
-    """A link to the source a figure names, by its title."""
-    found = next((s for s in device.sources if s.id == source_id), None)
-    if found is None:
+    """A figure's source as its number in the page's list of sources, the full title on
+    hover and in the list: a long title in every row would bury the figures."""
+    number = next((i for i, s in enumerate(device.sources, 1) if s.id == source_id), None)
+    if number is None:
         return text(source_id)
-    return f'<a href="{text(found.url)}" rel="nofollow noopener">{text(found.title)}</a>'
+    found = device.sources[number - 1]
+    return (
+        f'<a class="kb-source-ref" href="#source-{number}" title="{text(found.title)}">'
+        f"[{number}]</a>"
+    )
 
 
 def _figure_cell(value: float, name: str) -> str:
@@ -140,11 +155,11 @@ def _basis_legend() -> str:
 def _sources(device: Device) -> str:
     """Every source of the device's figures: title, publisher, kind and the date it was read."""
     items = "".join(
-        f'<li><a href="{text(s.url)}" rel="nofollow noopener">{text(s.title)}</a> '
+        f'<li id="source-{i}"><a href="{text(s.url)}" rel="nofollow noopener">{text(s.title)}</a> '
         f"({text(s.publisher)}, {text(s.kind)}, read {text(s.read)})</li>"
-        for s in device.sources
+        for i, s in enumerate(device.sources, 1)
     )
-    return f'<ul class="kb-sources">{items}</ul>'
+    return f'<ol class="kb-sources">{items}</ol>'
 
 
 def render_device(
@@ -174,6 +189,7 @@ def render_device(
     body = [
         f'<h1 id="kb-title">{text(device.name)}</h1>',
         f'<p class="kb-vendor">{text(device.vendor)}</p>',
+        _device_answer(device, ridges),
         "## Figures",
         table("Figures", ["figure", "value", "basis", "source", "note"], figures, "kb-figures"),
         "## Ridge point per data type",
@@ -236,34 +252,78 @@ def render_device(
             "kb-device-entries",
         )
     )
+    body.append(f'<script src="{links.asset(here, DEVICE_SCRIPT)}"></script>')
     return markdown_page(device.name, body)
 
 
-def render_device_index(devices: Sequence[Device], links: Links) -> str:
+def _device_answer(device: Device, ridges: dict[str, float]) -> str:
+    """The figures that set the device's ridge points, and the ridge point per data type,
+    first on its page; and the button that makes it the reader's device (kb-device.js)."""
+    said = [
+        f"{label} {format_quantity(device.quantities[name].value, unit)}"
+        for name, label, unit in (
+            ("memory_bandwidth", "memory bandwidth", "B/s"),
+            ("memory_capacity", "memory", "B"),
+        )
+        if name in device.quantities
+    ]
+    rows = "".join(
+        f'<tr><th scope="row">{text(dtype)}</th>'
+        f'<td class="kb-number">{text(format_quantity(device.peak_flops[dtype].value, "FLOP/s"))}'
+        f'</td><td class="kb-number">{text(format_quantity(ridges[dtype], "FLOP/B"))}</td></tr>'
+        for dtype in dtype_names(device.peak_flops)
+    )
+    return (
+        '<section class="kb-answer" aria-label="The answer">'
+        f"<p><strong>{text(device.short_name)}</strong>: {text(', '.join(said))}. A kernel "
+        "whose intensity is below a data type's ridge point (its dense peak over the memory "
+        "bandwidth) is memory-bound here.</p>"
+        '<div class="kb-answer-ridges"><table aria-label="Ridge point per data type"><thead><tr>'
+        '<th scope="col">data type</th><th scope="col">dense peak</th>'
+        '<th scope="col">ridge point</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table></div>"
+        '<p><button type="button" class="md-button kb-my-device" '
+        f'data-kb-device-page="{text(device.id)}" hidden>Make this my device</button></p>'
+        "</section>"
+    )
+
+
+def render_device_index(
+    devices: Sequence[Device], links: Links, featured: Sequence[str] = ()
+) -> str:
+    """Every device side by side, in two tables that each fit the column: memory and links,
+    then the dense peak and ridge point per data type. The featured devices first."""
+    ordered = featured_first(devices, lambda d: d.id, featured)
     dtypes = dtype_names(t for d in devices for t in d.peak_flops)
     quantities = [n for n in field_shapes() if any(n in d.quantities for d in devices)]
-    rows = []
-    for device in devices:
+
+    def name(device: Device) -> str:
+        return device_label(device, links.href(DEVICES, device_page(device.id)))
+
+    figures = []
+    peaks = []
+    for device in ordered:
         ridges = ridge_points(device)
-        row = [
-            f'<a href="{links.href(DEVICES, device_page(device.id))}">{text(device.name)}</a>',
-            text(device.vendor),
-        ]
-        for name in quantities:
-            measure = device.quantities.get(name)
-            row.append(_figure_cell(measure.value, name) if measure else "-")
-        for dtype in dtypes:
-            peak = device.peak_flops.get(dtype)
-            row.append(
-                number_cell(
-                    ridges[dtype],
-                    f"{format_quantity(peak.value, 'FLOP/s')} / "
-                    f"{format_quantity(ridges[dtype], 'FLOP/B')}",
-                )
-                if peak
-                else "-"
-            )
-        rows.append(row)
+        row = [name(device), text(device.vendor)]
+        for quantity in quantities:
+            measure = device.quantities.get(quantity)
+            row.append(_figure_cell(measure.value, quantity) if measure else "-")
+        figures.append(row)
+        peaks.append(
+            [
+                name(device),
+                *(
+                    number_cell(
+                        ridges[dtype],
+                        f"{format_quantity(peak.value, 'FLOP/s')} / "
+                        f"{format_quantity(ridges[dtype], 'FLOP/B')}",
+                    )
+                    if (peak := device.peak_flops.get(dtype))
+                    else "-"
+                    for dtype in dtypes
+                ),
+            ]
+        )
     header = [
         "device",
         "vendor",
@@ -276,15 +336,25 @@ def render_device_index(devices: Sequence[Device], links: Links) -> str:
             )
             for n in quantities
         ),
-        *(f"{t} peak / ridge (FLOP/B)" for t in dtypes),
     ]
     return markdown_page(
         "Devices",
         [
             "# Devices",
-            "Every device of the hardware catalog, side by side: dense peak FLOP/s per data "
-            "type and the ridge point it gives (peak over memory bandwidth, in FLOP/B). A kernel "
-            "whose intensity is below a device's ridge point is memory-bound on it.",
-            table("Devices", header, rows, "kb-device-comparison"),
+            "Every device of the hardware catalog, side by side, the featured devices first (a "
+            "column's heading sorts by it); each device's page gives every figure's source.",
+            "## Memory and links",
+            table("Memory and links", header, figures, "kb-device-comparison kb-sortable"),
+            "## Dense peak and ridge point per data type",
+            "<p>Dense peak FLOP/s per data type, and the ridge point it gives (peak over memory "
+            "bandwidth, in FLOP/B). A kernel whose intensity is below a device's ridge point is "
+            "memory-bound on it.</p>",
+            table(
+                "Dense peak and ridge point per data type",
+                ["device", *dtypes],
+                peaks,
+                "kb-device-comparison kb-sortable",
+            ),
+            f'<script src="{links.asset(DEVICES, SORT_SCRIPT)}"></script>',
         ],
     )

@@ -19,8 +19,9 @@ from ..view import (
     EntryView,
     format_seconds,
 )
+from .answers import verdict_counts
 from .entry_pages import entry_link
-from .html import Links, markdown_page, schema_titles, table
+from .html import SORT_SCRIPT, Links, markdown_page, number_cell, schema_titles, table
 
 
 def render_entry_index(
@@ -29,16 +30,23 @@ def render_entry_index(
     devices: Sequence[Device],
     links: Links,
     key: str,
+    featured: Sequence[str] = (),
 ) -> str:
+    """Each entry with its verdicts summed over the catalog and its lower bound on the
+    featured devices (every device's is on the entry's page): a table that fits the column."""
     page = ENTRIES_BY_CLASS if key == "class" else ENTRIES_BY_BOUND
     titles = schema_titles(ENTRY, key)
     group: Callable[[Entry], str] = (lambda e: e.cls) if key == "class" else (lambda e: e.bound_by)
     other = "by bound" if key == "class" else "by class"
+    by_id = {d.id: d for d in devices}
+    shown = [by_id[d] for d in featured if d in by_id]
     body = [
         "# Entries " + ("by class" if key == "class" else "by what bounds them"),
         f"{len(entries)} entries. See them also [{other}]"
         f"({posixpath.basename(ENTRIES_BY_BOUND if key == 'class' else ENTRIES_BY_CLASS)}). "
-        "Verdicts are the roofline's at each entry's typical values.",
+        "Verdicts are the roofline's at each entry's typical values, on every device of the "
+        "catalog; the lower bound is on the featured devices (each entry's page has every "
+        "device's). A column's heading sorts by it.",
     ]
     for value, title in titles.items():
         members = [e for e in entries if group(e) == value]
@@ -52,24 +60,35 @@ def render_entry_index(
                 [
                     "entry",
                     "class" if key != "class" else "bound by",
-                    *(text(d.name) for d in devices),
+                    "verdicts",
+                    *(f'<span title="{text(d.name)}">{text(d.short_name)}</span>' for d in shown),
                 ],
                 (
                     [
                         entry_link(links.href(page, entry_page(e.id)), e),
                         text(e.cls if key != "class" else e.bound_by),
-                        *(_verdict(views[e.id], d.id) for d in devices),
+                        _verdicts(views[e.id]),
+                        *(_lower_bound(views[e.id], d.id) for d in shown),
                     ]
                     for e in members
                 ),
-                "kb-index",
+                "kb-index kb-sortable",
             )
         )
+    body.append(f'<script src="{links.asset(page, SORT_SCRIPT)}"></script>')
     return markdown_page(body[0].removeprefix("# "), body)
 
 
-def _verdict(view: EntryView, device_id: str) -> str:
+def _verdicts(view: EntryView) -> str:
+    """The verdicts on every device it was evaluated on, counted: `memory-bound on all 23
+    devices`."""
+    if view.evaluation is None or not view.evaluation.results:
+        return text(view.error or "not evaluated")
+    return text(verdict_counts(view.evaluation.results))
+
+
+def _lower_bound(view: EntryView, device_id: str) -> str:
     result = view.result(device_id)
     if result is None:
         return text(view.skipped.get(device_id, "not evaluated"))
-    return f"{text(result.verdict)}, {text(format_seconds(result.time))}"
+    return number_cell(result.time, f"{format_seconds(result.time)}, {result.verdict}")
