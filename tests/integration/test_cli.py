@@ -190,13 +190,20 @@ def test_internal_error_in_one_file_exits_2_and_keeps_the_others(
 
 def test_eval_table_shows_the_numbers() -> None:
     """The table's numbers, worked out by hand for the early LM-head card (frozen)."""
-    result = run("eval", "flops/speculative-quantized-drafter-lm-head", "--root", str(EARLY_CARDS))
+    result = run(
+        "eval", "flops/speculative-quantized-drafter-lm-head", "--root", str(EARLY_CARDS), "--all"
+    )
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line for line in result.output.splitlines() if line[:1].isalpha()}
-    assert "1.05 GB" in rows["nvidia-h100-sxm"] and "0.314 ms" in rows["nvidia-h100-sxm"]
+    # The bytes do not depend on the device: said once, above the table.
+    assert "  on every device: 4.2 GFLOP, 1.05 GB, intensity 4.0 FLOP/B" in result.output
+    assert "0.314 ms" in rows["nvidia-h100-sxm"]
     assert "295 FLOP/B" in rows["nvidia-h100-sxm"]
     assert "0.198 ms" in rows["amd-instinct-mi300x"] and "247 FLOP/B" in rows["amd-instinct-mi300x"]
-    assert "nvidia-h100-sxm  B in [1, 512]: memory below, compute from B = 79.77" in result.output
+    assert (
+        "nvidia-h100-sxm  B (1 to 512 sequences): memory to compute at 79.77 sequences"
+        in result.output
+    )
     assert "reported: Halves draft memory traffic" in result.output
 
 
@@ -778,7 +785,7 @@ def test_a_speedup_past_a_million_is_not_printed_in_full(kb_root: Path) -> None:
     result = run("eval", "fixtures/minimal", "--root", str(kb_root), "--on", "nvidia-h100-sxm")
 
     assert result.exit_code == 0, result.output
-    assert "x faster (bytes cut 1.00e+291x; 2.00e-282 B, " in result.output
+    assert "x faster, bytes cut 1.00e+291x (2.00e-282 B, " in result.output
 
 
 @pytest.mark.parametrize("module", ["bottleneck_kb", "bottleneck_kb.cli"])
@@ -823,12 +830,12 @@ def test_eval_says_which_symbols_set_no_formula_reads(kb_root: Path) -> None:
     result = run(*at, "--set", "D=64", "--set", "r=16", "--set", "B=2")
 
     assert result.exit_code == 0, result.output
-    header = result.output.splitlines()[1:3]
-    assert header[0].endswith("(dtype bf16; at B=2, N=1e+09)"), header
-    assert header[1] == "  D=64, r=16: set, but no formula reads them at those values"
-    alone = run(*at, "--set", "D=3.5").output.splitlines()[2]
+    header = result.output.splitlines()[1:4]
+    assert header[0].endswith(" at B = 2, N = 1 G (dtype bf16)"), header
+    assert header[2] == "  D=64, r=16: set, but no formula reads them at those values"
+    alone = run(*at, "--set", "D=3.5").output.splitlines()[3]
     assert alone == "  D=3.5: set, but no formula reads it at that value"
-    assert run(*at, "--set", "B=2").output.splitlines()[2] == ""
+    assert run(*at, "--set", "B=2").output.splitlines()[3].startswith("  work: ")
 
 
 def test_eval_header_names_a_value_only_a_workaround_reads(repository: Path) -> None:
@@ -836,7 +843,7 @@ def test_eval_header_names_a_value_only_a_workaround_reads(repository: Path) -> 
     value changes that workaround's effect, so the header says it."""
     at = ["eval", "runtime/launch-overhead", "--root", str(repository), "--on", "nvidia-h100-sxm"]
     header = run(*at, "--set", "t_node=1e-6").output.splitlines()[1]
-    assert header.endswith("t_launch=3.25e-06, t_node=1e-06)"), header
+    assert header.endswith("t_launch = 3.25 µs, t_node = 1 µs (dtype bf16)"), header
 
 
 def test_eval_gives_no_speedup_for_a_workaround_step_that_does_not_fit(repository: Path) -> None:
@@ -845,5 +852,30 @@ def test_eval_gives_no_speedup_for_a_workaround_step_that_does_not_fit(repositor
     at = ["eval", "speculative/verification", "--root", str(repository), "--on", "google-tpu-v5e"]
     lines = run(*at).output.splitlines()
     (modeled,) = [line for line in lines if line.startswith("    google-tpu-v5e: ")]
-    assert modeled.startswith("    google-tpu-v5e: does not fit (bytes cut "), modeled
+    assert modeled.startswith("    google-tpu-v5e: does not fit, bytes cut "), modeled
     assert modeled.endswith(", capacity-bound)"), modeled
+
+
+def test_the_readmes_kb_eval_example_is_what_kb_eval_prints() -> None:
+    """The README shows `kb eval`'s answer-first output, trimmed where it says `...`: every
+    line it shows is a line kb eval prints, in the order it prints them."""
+    readme = (REPOSITORY / "README.md").read_text(encoding="utf-8")
+    example = readme.split("$ kb eval gemm/lm-head\n", 1)[1].split("```", 1)[0]
+    # Lines that count the catalog's devices change with every device added: not held here.
+    shown = [
+        line
+        for line in example.splitlines()
+        if line.strip() != "..." and not re.search(r"\d+ (more )?devices", line)
+    ]
+    assert len(shown) > 10
+    printed = run("eval", "gemm/lm-head", "--root", str(REPOSITORY))
+    assert printed.exit_code == 0, printed.output
+    lines = printed.output.splitlines()
+    at = 0
+    for line in shown:
+        assert line in lines[at:], f"README line not printed (or out of order): {line!r}"
+        at = lines.index(line, at) + 1
+    # The answer first, the rest folded: the default is the featured devices, --all each.
+    assert len(lines) < 80
+    every = run("eval", "gemm/lm-head", "--all", "--root", str(REPOSITORY)).output
+    assert "nvidia-rtx-4090" in every and "nvidia-rtx-4090" not in printed.output

@@ -1489,3 +1489,75 @@ def test_an_expected_time_stands_beside_the_bound_only_where_a_class_fraction_ex
         'title="0.7 of memory_bandwidth, from elementwise/rmsnorm#' in rows["nvidia-a100-sxm-80gb"]
     )
     assert rows["amd-instinct-mi300x"].rstrip().endswith("<td></td></tr>")
+
+
+#: One page of each kind a reader lands on, by its path below the site.
+READER_PAGES = {
+    "home": "",
+    "entry": f"entries/{LM_HEAD}/",
+    "device": "devices/nvidia-h100-sxm/",
+    "entries-index": "entries/",
+    "devices-index": "devices/",
+    "model": "models/llama-3.1-70b/",
+    "compare": "compare/",
+}
+#: Where the screenshots go, for a person to look at (CI keeps build/ as its artefact).
+SCREENSHOTS = REPOSITORY / "build" / "screenshots"
+
+
+def test_every_page_kind_fits_both_widths_in_both_palettes(chromium: Any, served: str) -> None:
+    """At a desktop's 1400 px and a phone's 390 px, light and dark: no page scrolls sideways,
+    every table fits its column or scrolls inside its own box, and an entry page's first
+    screen (1400 x 900) holds the lower bound on the first featured device. A screenshot of
+    each goes to build/screenshots/ (geometry is asserted; pixels are for the eye)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for width, scheme in itertools.product((1400, 390), ("light", "dark")):
+        context = chromium.new_context(
+            viewport={"width": width, "height": 900}, color_scheme=scheme
+        )
+        context.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if urlsplit(route.request.url).hostname == "127.0.0.1"
+                else route.abort()
+            ),
+        )
+        page = context.new_page()
+        for kind, path in READER_PAGES.items():
+            page.goto(served + path)
+            page.wait_for_load_state("load")
+            page.screenshot(path=str(SCREENSHOTS / f"{kind}-{width}-{scheme}.png"))
+            where = f"{kind} at {width} px, {scheme}"
+            scroll = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert scroll[0] <= scroll[1], f"{where} scrolls sideways: {scroll}"
+            # A table wider than its box must be inside a box that scrolls, within the page.
+            overflowing = page.evaluate(
+                """() => [...document.querySelectorAll('article table')].filter(t => {
+                    const box = t.getBoundingClientRect();
+                    let up = t.parentElement;
+                    while (up && getComputedStyle(up).overflowX === 'visible') up = up.parentElement;
+                    const frame = up ? up.getBoundingClientRect() : {left: 0, right: innerWidth};
+                    const inside = box.left >= frame.left - 1 && box.right <= frame.right + 1;
+                    const scrolls = up && ['auto', 'scroll'].includes(getComputedStyle(up).overflowX)
+                        && frame.right <= innerWidth + 1;
+                    return !inside && !scrolls;
+                }).map(t => t.getAttribute('aria-label'))"""
+            )
+            assert overflowing == [], f"{where}: tables past their box {overflowing}"
+            if width == 1400:
+                # The per-device tables fit the column whole: nothing to scroll to.
+                clipped = page.evaluate(
+                    """() => [...document.querySelectorAll(
+                        '.kb-evaluation, .kb-crossovers, .kb-answer-table, .kb-index,'
+                        + ' .kb-device-comparison')]
+                      .flatMap(b => [...b.querySelectorAll('.md-typeset__scrollwrap')])
+                      .filter(w => w.scrollWidth > w.clientWidth + 1).length"""
+                )
+                assert clipped == 0, f"{where}: {clipped} per-device tables scroll sideways"
+            if kind == "entry" and width == 1400:
+                first = page.locator(".kb-answer-table tbody tr").first.locator("td").first
+                box = first.bounding_box()
+                assert box is not None and box["y"] + box["height"] <= 900, box
+        context.close()
+    assert len(list(SCREENSHOTS.glob("*.png"))) >= 4 * len(READER_PAGES)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,6 +59,13 @@ def _parse_assignments(values: tuple[str, ...]) -> dict[str, float]:
     metavar="SYMBOL=VALUE",
     help="Set a symbol to a value within its range (repeatable) [default: its typical value].",
 )
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="List every device row by row [default: the featured devices of kb.yaml, the rest "
+    "summed up in a line; every device named by --on].",
+)
 @basis_options
 @format_option(EVALUATION, "table")
 @catalog_option
@@ -66,6 +74,7 @@ def eval_command(
     entry_id: str,
     devices: tuple[str, ...],
     assignments: tuple[str, ...],
+    every: bool,
     basis: str,
     derated: bool,
     output_format: str,
@@ -100,6 +109,9 @@ def eval_command(
     evaluation = evaluate_entry(
         entry, usable.devices, devices, overrides, basis=figures, broken=usable.broken
     )
+    if not devices and not every:
+        # The answer first: the featured devices row by row, the others in one line.
+        evaluation = replace(evaluation, shown=tuple(kb.config.featured(list(usable.devices))))
     click.echo(render(EVALUATION, output_format, evaluation), nl=False)
     # What kb check says of this entry, from what was read: the numbers above state what the
     # entry claims, and a claim kb check refuses is not to be taken from them unremarked.

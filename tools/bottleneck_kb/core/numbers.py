@@ -55,7 +55,8 @@ def _plain(value: float, digits: int) -> str:
         return _significant(value, digits)
     if magnitude >= 100:
         return f"{value:.0f}"
-    if magnitude >= 1:  # three significant digits, a whole number with its `.0`
+    # Three significant digits, a whole number with its `.0`: 0.9995 rounds to 1.0 as 1.0 does.
+    if magnitude >= 1 or abs(float(f"{value:.3g}")) >= 1:
         text = f"{value:.3g}"
         return text if "." in text else f"{text}.0"
     return f"{value:.3g}"

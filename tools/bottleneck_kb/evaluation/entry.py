@@ -119,6 +119,9 @@ class EntryEvaluation(Evaluated):
     #: The symbols set (overrides) that change nothing: no formula reads them, or only a
     #: workaround's that sets its own value. The report says so.
     unread: dict[str, float] = field(default_factory=dict)
+    #: The devices a report lists row by row, in order (kb eval's featured devices); the
+    #: others are summed up in a line. None: every device evaluated.
+    shown: tuple[str, ...] | None = None
 
     @property
     def entry(self) -> Entry:
@@ -133,6 +136,12 @@ class EntryEvaluation(Evaluated):
         """`B=1, k=4`: the values of the symbols that change a number shown (a workaround's
         formulas' too, where it does not set them itself)."""
         return describe(self.values, self.formulas, reader_symbols(self.evaluator))
+
+    @property
+    def assigned(self) -> dict[str, float]:
+        """The values `assignment` names, by symbol, in its order."""
+        read = reader_symbols(self.evaluator)
+        return {name: self.values[name] for name in sorted(read) if name in self.values}
 
 
 def select_devices(

@@ -3,7 +3,8 @@ device), one device's result on its roofs, and the basis of the figures used."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -150,3 +151,17 @@ def basis_figure(
     if fraction is not None:
         return datasheet * fraction, "datasheet, derated"
     return datasheet, "datasheet"
+
+
+def verdict_summary(results: Sequence[Result]) -> str:
+    """`memory-bound on all 23 devices`, or `memory-bound on 12 of 16 devices, compute-bound
+    on 4`: the verdicts counted, the commonest first (the site's answer says the same)."""
+    counts = Counter(r.verdict for r in results).most_common()
+    total = len(results)
+    devices = f"{total} device{'s' if total != 1 else ''}"
+    if len(counts) == 1:
+        return f"{counts[0][0]}-bound on {'all ' if total > 1 else ''}{devices}"
+    (verdict, count), *rest = counts
+    return ", ".join(
+        [f"{verdict}-bound on {count} of {devices}", *(f"{v}-bound on {n}" for v, n in rest)]
+    )

@@ -37,7 +37,7 @@ from ..evaluation.entry import (
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.formulas import EvaluationError
 from ..evaluation.measured import MeasuredOutcome
-from ..evaluation.result import Result
+from ..evaluation.result import Result, verdict_summary
 from ..evaluation.roofs import CAPACITY, COMPUTE, MEMORY, ROOFS, Roof
 from ..maths.formula import FormulaError
 from ..records.device import Device
@@ -75,6 +75,7 @@ __all__ = [
     "parse_all",
     "recipe_evaluators",
     "ridge_points",
+    "verdict_summary",
 ]
 
 #: An entry's Evaluator, or None and why its formulas do not parse.

@@ -123,7 +123,8 @@
     if (value !== 0 && (magnitude >= 1e6 || magnitude < 1e-3)) return scientific(value, digits - 1);
     if (digits > 3) return sig(value, digits);
     if (magnitude >= 100) return fixed(value, 0);
-    if (magnitude >= 1) {
+    // 0.9995 rounds to 1.0, as 1.0 is written.
+    if (magnitude >= 1 || Math.abs(Number(general(value, 3))) >= 1) {
       var text = general(value, 3);
       return text.indexOf(".") >= 0 ? text : text + ".0";
     }

@@ -7,7 +7,6 @@ kept by `kb-device.js` in the browser."""
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -16,7 +15,7 @@ from ...knowledge.addresses import device_page
 from ...records.device import Device
 from ...records.entry import Entry
 from ..prose import inline, text
-from ..view import Crossover, Evaluated, Result, WorkaroundEffect
+from ..view import Crossover, Evaluated, WorkaroundEffect, verdict_summary
 from .html import Links
 
 T = TypeVar("T")
@@ -32,24 +31,6 @@ def featured_first(items: Sequence[T], device_of: Any, featured: Sequence[str]) 
 def device_label(device: Device, href: str) -> str:
     """A device's short name linking to its page, its full name on hover."""
     return f'<a href="{text(href)}" title="{text(device.name)}">{text(device.short_name)}</a>'
-
-
-def verdict_counts(results: Sequence[Result]) -> str:
-    """`memory-bound on all 16 devices`, or `memory-bound on 12 of 16 devices, compute-bound
-    on 4`: the verdicts at the typical values, the commonest first."""
-    counts = Counter(r.verdict for r in results).most_common()
-    total = len(results)
-    if len(counts) == 1:
-        verdict, _ = counts[0]
-        return f"{verdict}-bound on {'all ' if total > 1 else ''}{_devices(total)}"
-    first, *rest = counts
-    said = [f"{first[0]}-bound on {first[1]} of {_devices(total)}"]
-    said += [f"{verdict}-bound on {count}" for verdict, count in rest]
-    return ", ".join(said)
-
-
-def _devices(count: int) -> str:
-    return f"{count} device{'s' if count != 1 else ''}"
 
 
 def flip(crossovers: Sequence[Crossover], symbol: str | None, units: Mapping[str, str]) -> str:
@@ -125,7 +106,7 @@ def entry_answer(
         for d in results
     }
     lines = [
-        f'<p class="kb-answer-verdict"><strong>{text(verdict_counts(list(results.values())))}'
+        f'<p class="kb-answer-verdict"><strong>{text(verdict_summary(list(results.values())))}'
         "</strong> at the typical values.</p>",
         f'<div class="kb-answer-table" data-kb-rows="{text(json.dumps(every))}">'
         '<table aria-label="Lower bound on the featured devices"><thead><tr>'

@@ -288,6 +288,13 @@ def _device_answer(device: Device, ridges: dict[str, float]) -> str:
     )
 
 
+def _tera(flops: float) -> str:
+    """A peak in TFLOP/s, three significant digits (989, 66.9) or whole where it is past a
+    thousand (1,979): the comparison's unit is in its heading."""
+    tera = flops / 1e12
+    return f"{tera:,.0f}" if tera >= 1000 else f"{tera:.3g}"
+
+
 def render_device_index(
     devices: Sequence[Device], links: Links, featured: Sequence[str] = ()
 ) -> str:
@@ -315,8 +322,8 @@ def render_device_index(
                 *(
                     number_cell(
                         ridges[dtype],
-                        f"{format_quantity(peak.value, 'FLOP/s')} / "
-                        f"{format_quantity(ridges[dtype], 'FLOP/B')}",
+                        f"{_tera(peak.value)} / "
+                        f"{format_quantity(ridges[dtype], 'FLOP/B').removesuffix(' FLOP/B')}",
                     )
                     if (peak := device.peak_flops.get(dtype))
                     else "-"
@@ -346,12 +353,12 @@ def render_device_index(
             "## Memory and links",
             table("Memory and links", header, figures, "kb-device-comparison kb-sortable"),
             "## Dense peak and ridge point per data type",
-            "<p>Dense peak FLOP/s per data type, and the ridge point it gives (peak over memory "
-            "bandwidth, in FLOP/B). A kernel whose intensity is below a device's ridge point is "
-            "memory-bound on it.</p>",
+            "<p>Dense peak per data type in TFLOP/s, and the ridge point it gives (peak over "
+            "memory bandwidth, in FLOP/B): 989 / 295 is 989 TFLOP/s with a ridge at 295 FLOP/B. "
+            "A kernel whose intensity is below a device's ridge point is memory-bound on it.</p>",
             table(
                 "Dense peak and ridge point per data type",
-                ["device", *dtypes],
+                ["device", *(f"{dtype}<br><small>TFLOP/s / FLOP/B</small>" for dtype in dtypes)],
                 peaks,
                 "kb-device-comparison kb-sortable",
             ),

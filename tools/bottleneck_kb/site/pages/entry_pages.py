@@ -389,7 +389,7 @@ def _derived_values(entry: Entry, results: Sequence[Result], names: Mapping[str,
                         f"<code>{text(d.name)}</code>",
                         number_cell(
                             results[0].derived[d.name],
-                            format_quantity(results[0].derived[d.name], d.unit),
+                            amount(results[0].derived[d.name], d.unit),
                         ),
                         inline(d.description),
                     ]
@@ -410,7 +410,7 @@ def _derived_values(entry: Entry, results: Sequence[Result], names: Mapping[str,
                         *(
                             number_cell(
                                 r.derived[d.name],
-                                format_quantity(r.derived[d.name], d.unit),
+                                amount(r.derived[d.name], d.unit),
                             )
                             for d in varying
                         ),

@@ -18,8 +18,8 @@ from ..prose import text
 from ..view import (
     EntryView,
     format_seconds,
+    verdict_summary,
 )
-from .answers import verdict_counts
 from .entry_pages import entry_link
 from .html import SORT_SCRIPT, Links, markdown_page, number_cell, schema_titles, table
 
@@ -84,7 +84,7 @@ def _verdicts(view: EntryView) -> str:
     devices`."""
     if view.evaluation is None or not view.evaluation.results:
         return text(view.error or "not evaluated")
-    return text(verdict_counts(view.evaluation.results))
+    return text(verdict_summary(view.evaluation.results))
 
 
 def _lower_bound(view: EntryView, device_id: str) -> str:
