@@ -145,9 +145,12 @@ def console_script(*args: str, cwd: Path, **popen: object) -> subprocess.Popen[b
 
 def copy_repository(root: Path, folders: Iterable[str] = ("entries", "hardware", "models")) -> Path:
     """`root`, holding a copy of these folders of the repository (by default, its knowledge
-    base: the entries, the catalog and the models)."""
+    base: the entries, the catalog and the models), with its configuration where the
+    catalog is copied (kb.yaml features devices of it)."""
     for folder in folders:
         shutil.copytree(REPOSITORY / folder, root / folder)
+    if "hardware" in folders:
+        shutil.copyfile(REPOSITORY / "kb.yaml", root / "kb.yaml")
     return root
 
 

@@ -1561,3 +1561,25 @@ def test_every_page_kind_fits_both_widths_in_both_palettes(chromium: Any, served
                 assert box is not None and box["y"] + box["height"] <= 900, box
         context.close()
     assert len(list(SCREENSHOTS.glob("*.png"))) >= 4 * len(READER_PAGES)
+
+
+def test_the_readers_device_is_remembered_across_pages(browser: Browser) -> None:
+    """Made "my device" on its page, a device gets its row in every entry page's answer,
+    beside the featured devices, with the lower bound the static table gives it."""
+    page = browser.open("devices/nvidia-l40s/")
+    button = page.locator("button.kb-my-device")
+    assert button.text_content() == "Make this my device"
+    button.click()
+    assert button.get_attribute("aria-pressed") == "true"
+    page = browser.open(f"entries/{LM_HEAD}/")
+    chosen = page.locator(".kb-answer-table tr.kb-chosen")
+    assert chosen.locator("th").text_content() == "L40S (yours)"
+    bound = page.locator('.kb-evaluation th[data-device="nvidia-l40s"] ~ td.kb-lower-bound')
+    assert chosen.locator("td").first.text_content() == bound.text_content()
+    assert page.locator(".kb-device-choice select").input_value() == "nvidia-l40s"
+    # Chosen away on the entry page, it is gone there and on the next page too.
+    page.locator(".kb-device-choice select").select_option("")
+    assert page.locator(".kb-answer-table tr.kb-chosen").count() == 0
+    page = browser.open("entries/gemm/prefill-gemm/")
+    assert page.locator(".kb-answer-table tr.kb-chosen").count() == 0
+    assert browser.errors == []
