@@ -1536,10 +1536,13 @@ def test_every_page_kind_fits_both_widths_in_both_palettes(chromium: Any, served
                 """() => [...document.querySelectorAll('article table')].filter(t => {
                     const box = t.getBoundingClientRect();
                     let up = t.parentElement;
-                    while (up && getComputedStyle(up).overflowX === 'visible') up = up.parentElement;
+                    while (up && getComputedStyle(up).overflowX === 'visible') {
+                        up = up.parentElement;
+                    }
                     const frame = up ? up.getBoundingClientRect() : {left: 0, right: innerWidth};
                     const inside = box.left >= frame.left - 1 && box.right <= frame.right + 1;
-                    const scrolls = up && ['auto', 'scroll'].includes(getComputedStyle(up).overflowX)
+                    const scrolls = up
+                        && ['auto', 'scroll'].includes(getComputedStyle(up).overflowX)
                         && frame.right <= innerWidth + 1;
                     return !inside && !scrolls;
                 }).map(t => t.getAttribute('aria-label'))"""

@@ -19,6 +19,8 @@ WIDTH, HEIGHT = 640, 360
 LEFT, RIGHT, TOP, BOTTOM = 100, 24, 16, 48
 #: Ridge lines labelled on an entry's chart when there are more devices than this: two.
 MAX_LABELLED = 4
+#: The least distance between two ridge labels' baselines, in the chart's units.
+LABEL_GAP = 13
 
 
 #: Most ticks on a logarithmic axis: past it, every k-th decade is marked (1e-300 to 1e300
@@ -86,15 +88,33 @@ def axis(label: str, values: Sequence[float], log_if_decades: bool = True) -> Ax
 
 
 def _tick_label(value: float, unit: str) -> str:
-    return format_quantity(value, unit).strip() if unit else number(value)
+    """A tick's number: in its unit with an SI prefix, or a count past 10,000 with one
+    (`100k`, `1M`): a seven-digit label runs past the chart's edge."""
+    if unit:
+        return format_quantity(value, unit).strip()
+    if abs(value) >= 1e4:
+        for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+            if abs(value) >= scale and abs(value) / scale < 1000:
+                return f"{number(value / scale)}{prefix}"
+    return number(value)
+
+
+def canvas_y(y: Axis, value: float) -> float:
+    """Where `value` lies on a chart's vertical axis `y`, as `_Canvas.py` places it."""
+    return y.position(value, HEIGHT - BOTTOM, TOP)
 
 
 class _Canvas:
-    def __init__(self, x: Axis, y: Axis, x_unit: str, y_unit: str, title: str) -> None:
+    def __init__(
+        self, x: Axis, y: Axis, x_unit: str, y_unit: str, title: str, description: str = ""
+    ) -> None:
         self.x, self.y, self.title = x, y, title
+        # The description is the chart in words, for a screen reader (and for a reader whose
+        # colours do not tell the lines apart).
+        desc = f"<desc>{text(description)}</desc>" if description else ""
         self.parts = [
             f'<svg class="kb-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-            f'xmlns="http://www.w3.org/2000/svg"><title>{text(title)}</title>'
+            f'xmlns="http://www.w3.org/2000/svg"><title>{text(title)}</title>{desc}'
         ]
         self._axes(x_unit, y_unit)
 
@@ -102,7 +122,7 @@ class _Canvas:
         return self.x.position(value, LEFT, WIDTH - RIGHT)
 
     def py(self, value: float) -> float:
-        return self.y.position(value, HEIGHT - BOTTOM, TOP)
+        return canvas_y(self.y, value)
 
     def _axes(self, x_unit: str, y_unit: str) -> None:
         bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
@@ -147,6 +167,9 @@ class Ridge:
     device: str
     ridge: float
     crossover: float | None
+    #: A featured device's (kb.yaml): drawn in colour and labelled; the others are grey
+    #: lines that name their device on hover.
+    featured: bool = False
 
 
 def intensity_chart(
@@ -157,45 +180,82 @@ def intensity_chart(
     ridges: Sequence[Ridge],
 ) -> str:
     """An entry's intensity across its main symbol's range against each device's ridge
-    point; where the curve crosses a ridge, the crossover is marked."""
+    point: the featured devices' in colour, labelled, with a labelled mark where the curve
+    crosses them; the others grey, named on hover. Without featured devices, the lowest and
+    highest ridges are the labelled ones."""
     xs = [x for x, _ in points]
     ys = [y for _, y in points] + [r.ridge for r in ridges]
     x = axis(f"{symbol}" + (f" ({unit})" if unit else ""), xs, log_if_decades=log)
     y = axis("arithmetic intensity (FLOP/B)", ys)
-    canvas = _Canvas(x, y, "", "", f"Arithmetic intensity against {symbol}")
-    add = canvas.parts.append
-    # With many devices only the lowest and highest ridges are labelled (the others would
-    # overlap); every line and mark says its device on hover.
     order = sorted(range(len(ridges)), key=lambda i: ridges[i].ridge)
-    labelled = set(order) if len(ridges) <= MAX_LABELLED else {order[0], order[-1]}
-    for index, ridge in enumerate(ridges):
+    featured = [i for i in range(len(ridges)) if ridges[i].featured]
+    if featured:
+        labelled = featured
+    elif len(ridges) <= MAX_LABELLED:
+        labelled = list(range(len(ridges)))
+    else:
+        labelled = [order[0], order[-1]]
+    low, high = min(ys[: len(points)]), max(ys[: len(points)])
+    said = [
+        f"Intensity from {format_quantity(low, 'FLOP/B')} to {format_quantity(high, 'FLOP/B')} "
+        f"as {symbol} goes from {number(xs[0])} to {number(xs[-1])}."
+    ]
+    for index in labelled:
+        ridge = ridges[index]
+        flips = (
+            f", crossed at {symbol} = {number(ridge.crossover)}"
+            if ridge.crossover is not None
+            else ", not crossed in range"
+        )
+        said.append(f"{ridge.device}: ridge {format_quantity(ridge.ridge, 'FLOP/B')}{flips}.")
+    canvas = _Canvas(x, y, "", "", f"Arithmetic intensity against {symbol}", " ".join(said))
+    add = canvas.parts.append
+    # Labels alternate below and above their lines from the highest, which is above: close
+    # ridges would overlap.
+    colour = {index: k for k, index in enumerate(labelled)}
+    # Each label just above its line, pushed down where it would overlap the one above it:
+    # close ridges (292 and 295 FLOP/B) would write over each other. Colour is not the only
+    # cue: each label names its device.
+    label_y: dict[int, float] = {}
+    for index in sorted(labelled, key=lambda i: -ridges[i].ridge):
+        wanted = canvas_y(y, ridges[index].ridge) - 4
+        floor = max(label_y.values(), default=-math.inf) + LABEL_GAP
+        label_y[index] = max(wanted, floor, TOP + 10)
+    # The grey lines first, so that the coloured ones are drawn over them.
+    for index in sorted(range(len(ridges)), key=lambda i: i in colour):
+        ridge = ridges[index]
         at = canvas.py(ridge.ridge)
-        series = f"kb-series-{index % 6}"
         name = f"{text(ridge.device)} ridge {ridge.ridge:.0f} FLOP/B"
+        if index not in colour:
+            add(
+                f'<g class="kb-ridge kb-ridge-other"><line x1="{LEFT}" y1="{at:.1f}" '
+                f'x2="{WIDTH - RIGHT}" y2="{at:.1f}"><title>{name}</title></line></g>'
+            )
+            continue
+        series = f"kb-series-{colour[index] % 6}"
         label = (
-            f'<text x="{WIDTH - RIGHT - 4}" text-anchor="end" '
-            # Labels alternate below and above their lines from the highest, which is above:
-            # close ridges would overlap.
-            f'y="{at - 4 if (len(order) - order.index(index)) % 2 else at + 14:.1f}">{name}</text>'
-            if index in labelled
-            else ""
+            f'<text x="{WIDTH - RIGHT - 4}" text-anchor="end" y="{label_y[index]:.1f}">'
+            f"{name}</text>"
         )
         add(
             f'<g class="kb-ridge {series}"><line x1="{LEFT}" y1="{at:.1f}" '
             f'x2="{WIDTH - RIGHT}" y2="{at:.1f}"><title>{name}</title></line>{label}</g>'
         )
-        if ridge.crossover is not None and x.low <= ridge.crossover <= x.high:
-            cx = canvas.px(ridge.crossover)
-            line = (
-                f'<line x1="{cx:.1f}" y1="{TOP}" x2="{cx:.1f}" y2="{HEIGHT - BOTTOM}"/>'
-                if index in labelled
-                else ""
-            )
-            add(
-                f'<g class="kb-crossover {series}">{line}<circle cx="{cx:.1f}" cy="{at:.1f}" '
-                f'r="4"><title>{text(ridge.device)}: verdict flips at {symbol} = '
-                f"{text(number(ridge.crossover))}</title></circle></g>"
-            )
+    for index in labelled:
+        ridge = ridges[index]
+        if ridge.crossover is None or not x.low <= ridge.crossover <= x.high:
+            continue
+        at = canvas.py(ridge.ridge)
+        cx = canvas.px(ridge.crossover)
+        flips = f"{ridge.device}: {symbol} = {number(ridge.crossover)}"
+        add(
+            f'<g class="kb-crossover kb-series-{colour[index] % 6}">'
+            f'<line x1="{cx:.1f}" y1="{TOP}" x2="{cx:.1f}" y2="{HEIGHT - BOTTOM}"/>'
+            f'<circle cx="{cx:.1f}" cy="{at:.1f}" r="4"><title>{text(flips)}: the verdict '
+            "flips</title></circle>"
+            f'<text x="{cx + 4:.1f}" y="{HEIGHT - BOTTOM - 6 - 12 * colour[index]:.1f}">'
+            f"{text(flips)}</text></g>"
+        )
     path = " ".join(f"{canvas.px(px):.1f},{canvas.py(py):.1f}" for px, py in points)
     add(f'<polyline class="kb-curve" points="{path}"/>')
     return canvas.svg()

@@ -246,7 +246,7 @@ def _evaluation_sections(
         symbol = entry.symbols[view.sweep.symbol]
         ridges = [
             charts.Ridge(
-                names[r.device],
+                devices[r.device].short_name,
                 r.ridge,
                 next(
                     (
@@ -258,8 +258,9 @@ def _evaluation_sections(
                     ),
                     None,
                 ),
+                r.device in featured,
             )
-            for r in evaluation.results
+            for r in featured_first(evaluation.results, lambda r: r.device, featured)
         ]
         sections += [
             "## Intensity against the ridge points",
@@ -267,11 +268,10 @@ def _evaluation_sections(
             + charts.intensity_chart(
                 symbol.symbol, symbol.unit, view.sweep.log, view.sweep.points, ridges
             )
-            + f"<figcaption>Arithmetic intensity as {text(symbol.symbol)} sweeps its range, the "
-            "other symbols at their typical values; a horizontal line per device at its ridge "
-            f"point (past {charts.MAX_LABELLED} devices, the lowest and highest are labelled "
-            "and every line names its device on hover; the table above gives each ridge "
-            "point); a mark where the verdict flips.</figcaption></figure>",
+            + f"<figcaption>Intensity as {text(symbol.symbol)} sweeps its range, the other "
+            "symbols at their typical values, against each device's ridge point: the featured "
+            "devices in colour, where the verdict flips marked; the others grey (hover names "
+            "them).</figcaption></figure>",
         ]
     sections += _crossovers(evaluation, devices, featured, units, here, links)
     return sections
