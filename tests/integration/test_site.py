@@ -12,9 +12,11 @@ import html.parser
 import itertools
 import json
 import math
+import os
 import posixpath
 import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -1586,3 +1588,59 @@ def test_the_readers_device_is_remembered_across_pages(browser: Browser) -> None
     page = browser.open("entries/gemm/prefill-gemm/")
     assert page.locator(".kb-answer-table tr.kb-chosen").count() == 0
     assert browser.errors == []
+
+
+#: axe-core, the accessibility engine, from the npm registry at a pinned version.
+AXE = "axe-core@4.14.1"
+
+
+@pytest.fixture(scope="session")
+def axe_script(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """axe-core's script, installed with the machine's npm (in CI a missing npm fails)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("npm is not installed (.ci/run installs it as root)")
+        pytest.skip("npm is not installed: apt-get install npm")
+    folder = tmp_path_factory.mktemp("axe")
+    installed = subprocess.run(
+        [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(folder), AXE],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert installed.returncode == 0, installed.stderr
+    return (folder / "node_modules" / "axe-core" / "axe.min.js").read_text("utf-8")
+
+
+def test_axe_finds_no_serious_violation_on_any_page_kind(
+    chromium: Any, served: str, axe_script: str
+) -> None:
+    """axe-core (WCAG 2 A and AA, and its best practices), run inside the same Chromium on
+    each page kind in both palettes: no serious or critical violation."""
+    found = []
+    for scheme in ("light", "dark"):
+        context = chromium.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)
+        context.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if urlsplit(route.request.url).hostname == "127.0.0.1"
+                else route.abort()
+            ),
+        )
+        page = context.new_page()
+        for kind, path in {**READER_PAGES, "entries-by-bound": "entries/bound-by/"}.items():
+            page.goto(served + path)
+            page.wait_for_load_state("load")
+            page.add_script_tag(content=axe_script)  # no request: the script is inlined
+            violations = page.evaluate(
+                """() => axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'best-practice']})
+                    .then(r => r.violations
+                        .filter(v => ['serious', 'critical'].includes(v.impact))
+                        .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', ')))"""
+            )
+            found += [f"{kind} ({scheme}): {v}" for v in violations]
+        context.close()
+    assert found == []

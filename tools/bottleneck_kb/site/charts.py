@@ -156,9 +156,14 @@ class _Canvas:
         """The chart in its box, which it scrolls in where the column is narrower than the
         chart's least width (the stylesheet's): focusable, so that a keyboard scrolls it too,
         and named."""
+        parts = "".join([*self.parts, "</svg>"])
+        if "<a " in parts:
+            # A chart whose marks are links is no image: an image's children are presentation,
+            # and its links would be unreachable to a screen reader.
+            parts = parts.replace('role="img"', 'role="group"', 1)
         return (
             f'<div class="kb-chart-box" tabindex="0" role="group" '
-            f'aria-label="{text(self.title)} chart">' + "".join([*self.parts, "</svg>"]) + "</div>"
+            f'aria-label="{text(self.title)} chart">' + parts + "</div>"
         )
 
 
@@ -364,8 +369,9 @@ def stacked_bar(title: str, bars: Sequence[tuple[str, Sequence[Segment]]]) -> st
     totals = [sum(s.seconds for s in segments) for _, segments in bars]
     x = axis("time (s)", [0.0, max(totals or [1.0])], log_if_decades=False)
     height = TOP + BOTTOM + 22 * max(1, len(bars))
+    # Its bars are links to their cards: a group, not an image (whose children are presentation).
     parts = [
-        f'<svg class="kb-chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'<svg class="kb-chart" viewBox="0 0 {WIDTH} {height}" role="group" '
         f'xmlns="http://www.w3.org/2000/svg"><title>{text(title)}</title>'
     ]
     right = WIDTH - RIGHT

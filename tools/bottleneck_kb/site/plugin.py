@@ -26,7 +26,7 @@ from ..core.outputs import OutputRefused, guard_output
 from ..knowledge.files import ENTRIES, HARDWARE
 from .cache import default_folder
 from .pages.build import build_site
-from .pages.html import STYLESHEET, Options
+from .pages.html import PAGE_SCRIPT, STYLESHEET, Options
 
 _LOG = get_plugin_logger(__name__)
 
@@ -57,6 +57,8 @@ class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-c
             raise PluginError(f"bottleneck-kb: {exc}") from None
         if STYLESHEET not in config.extra_css:
             config.extra_css.append(STYLESHEET)
+        if PAGE_SCRIPT not in config.extra_javascript:
+            config.extra_javascript.append(PAGE_SCRIPT)
         return config
 
     def _cache(self, config: MkDocsConfig) -> Path:

@@ -23,6 +23,8 @@ STYLESHEET = "assets/bottleneck-kb.css"
 #: The pages' own scripts, below the site's root: sortable tables, and the reader's device.
 SORT_SCRIPT = "assets/kb-sort-table.js"
 DEVICE_SCRIPT = "assets/kb-device.js"
+#: Loaded on every page (the plugin adds it to the theme's scripts): focusable scroll boxes.
+PAGE_SCRIPT = "assets/kb-page.js"
 EXPORT = "export/knowledge-base.json"
 MATHML = "http://www.w3.org/1998/Math/MathML"
 
@@ -159,5 +161,5 @@ def page_scripts() -> dict[str, str]:
     folder = Path(__file__).parents[1] / "assets"
     return {
         path: (folder / posixpath.basename(path)).read_text("utf-8")
-        for path in (SORT_SCRIPT, DEVICE_SCRIPT)
+        for path in (SORT_SCRIPT, DEVICE_SCRIPT, PAGE_SCRIPT)
     }
