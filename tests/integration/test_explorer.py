@@ -700,7 +700,7 @@ def test_a_floor_of_a_square_root_agrees_with_the_static_table(
     summary = page.locator(".kb-x-summary").inner_text()
     assert summary == (
         f"At N = 1e+09, x = 261120.99999999997, dense bf16 peak: memory-bound on "
-        f"{len(devices)} of {len(devices)}."
+        f"{len(devices)} of {len(devices)}. Every device: 2 GFLOP, 2 GB, intensity 1.0 FLOP/B."
     )
     # The page's runtime computes the powers Python does, to the bit.
     powers = page.evaluate("pairs => pairs.map(p => KBFormula.pow(p[0], p[1], 0))", POWERS)

@@ -247,6 +247,20 @@ def _rows(page: Elements, css: str) -> list[list[float]]:
     return [row for row in rows if row]  # the header's row holds no value
 
 
+def featured_order(results: list[Any], kb: KnowledgeBase) -> list[Any]:
+    """`results` as a per-device table lists them: kb.yaml's featured devices first, in its
+    order, then the others as the evaluation gives them (fastest first)."""
+    featured = kb.config.featured(list(kb.catalog.devices))
+    first = [r for d in featured for r in results if r.device == d]
+    return first + [r for r in results if r.device not in featured]
+
+
+def work_columns(results: list[Any]) -> list[str]:
+    """The work a per-device table gives a column: what differs from device to device (the
+    rest is said once, above it)."""
+    return [w for w in ("flops", "bytes", "intensity") if len({getattr(r, w) for r in results}) > 1]
+
+
 def test_every_roofs_time_and_every_derived_value_is_on_the_entry_page(
     built: Path, knowledge_base: KnowledgeBase
 ) -> None:
@@ -260,11 +274,10 @@ def test_every_roofs_time_and_every_derived_value_is_on_the_entry_page(
         results = view.evaluation.results
         roofs = list(dict.fromkeys(name for r in results for name in r.times))
         roofs_shown |= set(roofs)
-        assert _rows(page, "kb-evaluation") == [
+        work = work_columns(results)
+        assert _rows(page, "kb-evaluation kb-sortable") == [
             [
-                r.flops,
-                r.bytes,
-                r.intensity,
+                *(getattr(r, w) for w in work),
                 r.ridge,
                 *(r.times[name] for name in roofs if name in r.times),
                 r.time,
@@ -275,7 +288,7 @@ def test_every_roofs_time_and_every_derived_value_is_on_the_entry_page(
                     else []
                 ),
             ]
-            for r in results
+            for r in featured_order(results, knowledge_base)
         ], entry.id
         if not entry.derived or not results:
             assert "derived-values" not in page.ids(), entry.id
@@ -331,10 +344,12 @@ def test_every_device_has_its_page_with_a_dot_per_entry_evaluated_on_it(
         assert sorted(dots) == sorted(f"entries/{i}" for i in on_device)
         for source in device.sources:
             assert source.url in page.hrefs()
-        # Every source supports a value (kb check's source-used), so a figure shown cites it.
+        # Every source supports a value (kb check's source-used), so a figure shown cites it,
+        # by its number in the list of sources.
         tables = page_file(built, f"devices/{device.id}.md").read_text("utf-8")
         cited = Elements(tables.split('<h2 id="sources">')[0]).hrefs()
-        assert {s.url for s in device.sources} <= set(cited), device.id
+        numbers = {f"#source-{i}" for i in range(1, len(device.sources) + 1)}
+        assert numbers <= set(cited), device.id
         shown = {float(v) for _, a in page.tags if (v := a.get("data-value"))}
         assert {m.value for m in device.measured.values()} <= shown, device.id
         assert set(device.achieved_fraction.values()) <= shown, device.id
@@ -707,19 +722,24 @@ def test_entry_page_renders_math_the_librarys_numbers_and_a_labelled_chart(
               [...r.querySelectorAll('[data-value]')].map(c => Number(c.dataset.value)),
               r.querySelector('.kb-verdict').textContent])""",
     )
+    work = work_columns(evaluation.results)
     assert shown == [
         [
             r.device,
-            [r.flops, r.bytes, r.intensity, r.ridge, r.compute_time, r.memory_time, r.time],
+            [*(getattr(r, w) for w in work), r.ridge, r.compute_time, r.memory_time, r.time],
             r.verdict,
         ]
-        for r in evaluation.results
+        for r in featured_order(evaluation.results, knowledge_base)
     ]
     chart = page.locator("svg.kb-chart").first
     labels = chart.locator("text.kb-axis-label").all_text_contents()
     assert labels == ["B (sequences)", "arithmetic intensity (FLOP/B)"]
     assert chart.locator("polyline.kb-curve").count() == 1
-    assert chart.locator(".kb-crossover").count() == len(evaluation.results)
+    # The featured devices' crossovers are marked and named; the other devices' ridges are
+    # grey lines.
+    featured = knowledge_base.config.featured(list(knowledge_base.catalog.devices))
+    assert chart.locator(".kb-crossover").count() == len(featured)
+    assert chart.locator(".kb-ridge-other").count() == len(evaluation.results) - len(featured)
     page.screenshot(path=str(REPOSITORY / "build" / "site-entry.png"), full_page=True)
     assert browser.off_localhost() == []
 
@@ -747,6 +767,8 @@ def _tables(page: Any) -> dict[str, tuple[str, list[list[str]]]]:
     the heading it sits under, and each body row's leading row headers. Every table has a
     name of its own, and each body row one row header with text."""
     tables: dict[str, tuple[str, list[list[str]]]] = {}
+    # A collapsed table (a workaround's by device) is a table too: opened to be read.
+    page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
     for table in page.locator("article table").all():
         snapshot = table.aria_snapshot().splitlines()[0]
         named = re.fullmatch(r'- table "((?:[^"\\]|\\.)*)":?', snapshot)
@@ -773,7 +795,10 @@ def test_each_tables_rows_are_named_by_their_first_cell_and_each_table_by_its_he
     evaluation = evaluate_entry(entry, devices, symbolic=False)
     assert tables["Evaluation on every device"] == (
         "Evaluation on every device",
-        [[devices[r.device].name] for r in evaluation.results],
+        [
+            [devices[r.device].short_name]
+            for r in featured_order(evaluation.results, knowledge_base)
+        ],
     )
     assert tables["Scales with"] == ("Scales with", [[s.symbol] for s in entry.scales_with])
     assert tables["Checks"][1][0] == ["1"]
@@ -1235,14 +1260,14 @@ def test_a_symbols_bound_is_shown_with_its_range(built: Path) -> None:
     """The all-reduce's ring of P devices is at most the device's scale-up domain: said where
     the page gives P's range, beside the devices it skips."""
     page = page_file(built, "entries/collective/tensor-parallel-all-reduce.md").read_text("utf-8")
-    assert "<td>2 to 72; at most the device's <code>scale_up_domain</code></td>" in page
+    assert "<td>2 to 72 devices; at most the device's <code>scale_up_domain</code></td>" in page
     skipped = re.search(r'<p class="kb-skipped">(.*?)</p>', page)
     assert skipped is not None and "no scale_up_domain in the catalog" in skipped.group(1)
 
 
 def test_a_workaround_step_that_does_not_fit_shows_no_speedup(built: Path) -> None:
     page = page_file(built, "entries/speculative/verification.md").read_text("utf-8")
-    rows = re.findall(r'<tr><th scope="row">Google Cloud TPU v5e \(per chip\)</th>(.*?)</tr>', page)
+    rows = re.findall(r'<tr><th scope="row">TPU v5e</th>(.*?)</tr>', page)
     modeled = [row for row in rows if ">does not fit</td>" in row]
     assert len(modeled) == 1, rows  # its row of the workaround's table
 

@@ -143,7 +143,10 @@ def entry_script(evaluator: Evaluator, devices: Sequence[Device]) -> str:
         "needs": needs,
         "derived": [{"name": d.name, "unit": d.unit} for d in entry.derived],
         "workarounds": workarounds,
-        "devices": [{"id": d.id, "name": d.name, "figures": _figures(d, needs)} for d in devices],
+        "devices": [
+            {"id": d.id, "name": d.name, "short_name": d.short_name, "figures": _figures(d, needs)}
+            for d in devices
+        ],
         "evaluated": [d.id for d in chosen],
     }
     return script(payload, base, formulas.derived, replacements)

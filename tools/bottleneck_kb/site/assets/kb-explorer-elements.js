@@ -41,7 +41,9 @@
   }
 
   /* A cell that names its row: a screen reader says it as the reader moves along the row. */
-  function rowHeader(name) { return el("th", { scope: "row" }, [name]); }
+  function rowHeader(name, title) {
+    return el("th", title ? { scope: "row", title: title } : { scope: "row" }, [name]);
+  }
 
   function cell(quantity, value, shown) {
     return el("td", { "class": "kb-number", "data-quantity": quantity, "data-value": String(value) }, [shown]);

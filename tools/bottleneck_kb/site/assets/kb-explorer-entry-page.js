@@ -286,7 +286,8 @@
     }
     evaluation.results.forEach(function (r) {
       var row = el("tr", { "data-device": r.device });
-      row.appendChild(rowHeader(r.name));
+      // The short name, the full one on hover, as the static table shows a device.
+      row.appendChild(rowHeader(r.short || r.name, r.name));
       if (r.error || r.skipped) {
         var why = r.error ? "undefined here: " + r.error : "skipped: " + r.skipped;
         row.appendChild(el("td", { colspan: String(header.length - 1), "class": "kb-x-undefined",
@@ -314,6 +315,23 @@
       body.appendChild(row);
     });
     fill(this.table, header, body);
+    // What every device's row repeats (the work, when it does not depend on the device) is
+    // said once, above the table, and its columns are hidden, as on the static table.
+    var evaluated = evaluation.results.filter(function (r) { return !r.error && !r.skipped; });
+    var same = [["flops", "FLOPs", "FLOP", 1], ["bytes", "bytes", "B", 2],
+      ["intensity", "intensity", "FLOP/B", 3]].filter(function (w) {
+      return evaluated.length > 1 && evaluated.every(function (r) { return r[w[0]] === evaluated[0][w[0]]; });
+    });
+    var table = this.table.querySelector("table");
+    same.forEach(function (w) {
+      Array.prototype.forEach.call(table.rows, function (row) {
+        var c = row.cells[w[3]];
+        if (c && !c.hasAttribute("colspan")) c.hidden = true;
+      });
+    });
+    var work = same.length ? " Every device: " + same.map(function (w) {
+      return (w[0] === "intensity" ? "intensity " : "") + N.quantity(evaluated[0][w[0]], w[2]);
+    }).join(", ") + "." : "";
     // The values of the symbols the formulas in effect read, as the static page lists them.
     var bySymbol = map();
     data.symbols.forEach(function (s) { bySymbol[s.symbol] = s; });
@@ -326,7 +344,7 @@
     var at = (shown.length ? "At " + shown.join(", ") + (state.workaround !== null ? " with " : "") : "With ") +
       (state.workaround !== null ? quoted(data.workarounds[state.workaround].title) : "");
     this.summary.textContent = at + (at === "With " ? "dense " : ", dense ") + state.dtype + " peak: " +
-      (good.length ? Object.keys(verdicts).map(function (v) { return v + "-bound on " + verdicts[v] + " of " + good.length; }).join(", ") : "no device evaluated") + ".";
+      (good.length ? Object.keys(verdicts).map(function (v) { return v + "-bound on " + verdicts[v] + " of " + good.length; }).join(", ") : "no device evaluated") + "." + work;
     this.noteList.textContent = "";
     showNotes(self.noteList, notes);
     this.renderChart(evaluation);

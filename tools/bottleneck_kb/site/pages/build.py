@@ -32,6 +32,7 @@ from .. import export, model_explorer
 from ..cache import ViewCache
 from ..explorer import compare_body, explorer_assets
 from ..view import MeasuredOutcome, model_views, parse_all, recipe_evaluators
+from .answers import featured_first
 from .device_pages import render_device, render_device_index
 from .entry_pages import render_entry, render_redirect
 from .home_page import render_home
@@ -106,7 +107,9 @@ def build_site(root: Path, options: Options) -> Site:
             if alias not in views:
                 path, html = render_redirect(alias, entry.id, links)
                 site.assets[path] = html
-    site.assets.update(explorer_assets(entries, devices, parsed))
+    # The explorer lists (and first charts) the featured devices, as the static page does.
+    ordered = featured_first(devices, lambda d: d.id, featured)
+    site.assets.update(explorer_assets(entries, ordered, parsed))
     site.pages[COMPARE] = markdown_page(
         "Compare entries",
         [compare_body(entries, lambda path: links.asset(COMPARE, path), parsed)],
