@@ -485,7 +485,7 @@ def test_each_results_row_is_named_by_its_row_header_and_each_table_by_its_box(
     chosen = [H100, "amd-instinct-mi300x"]
     page = browser.open(f"{entry_url(LM_HEAD)}#@on={','.join(chosen)}")
     results = page.get_by_role("table", name="results on each device", exact=True)
-    assert row_headers(results) == [[catalog[d].name] for d in sorted(chosen)]
+    assert row_headers(results) == [[catalog[d].short_name] for d in sorted(chosen)]
     assert results.get_by_role("columnheader").first.inner_text() == "device"
     page, rows = compare(browser, f"#@entries={LM_HEAD},{FLOORED}&@on={H100}")
     compared = page.get_by_role("table", name="entries compared", exact=True)

@@ -32,6 +32,7 @@ from bottleneck_kb.evaluation.entry import evaluate_entry, select_devices
 from bottleneck_kb.evaluation.evaluator import Evaluator
 from bottleneck_kb.evaluation.formulas import EvaluationError, parse_formulas
 from bottleneck_kb.knowledge.base import KnowledgeBase
+from bottleneck_kb.records.fields import dtype_traits
 from bottleneck_kb.report.evaluation import evaluation_data
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
@@ -247,6 +248,11 @@ def _rows(page: Elements, css: str) -> list[list[float]]:
     return [row for row in rows if row]  # the header's row holds no value
 
 
+def dtype_order(device: Any) -> list[str]:
+    """The device's data types in the catalog's order (the schema's)."""
+    return [t for t in dtype_traits() if t in device.peak_flops]
+
+
 def featured_order(results: list[Any], kb: KnowledgeBase) -> list[Any]:
     """`results` as a per-device table lists them: kb.yaml's featured devices first, in its
     order, then the others as the evaluation gives them (fastest first)."""
@@ -299,7 +305,7 @@ def test_every_roofs_time_and_every_derived_value_is_on_the_entry_page(
             assert _rows(page, "kb-derived") == [[results[0].derived[n]] for n in same]
         if varying:
             assert _rows(page, "kb-derived-by-device") == [
-                [r.derived[n] for n in varying] for r in results
+                [r.derived[n] for n in varying] for r in featured_order(results, knowledge_base)
             ], entry.id
     assert roofs_shown > {"compute", "memory"}  # the repository has entries with more roofs
 
@@ -803,11 +809,16 @@ def test_each_tables_rows_are_named_by_their_first_cell_and_each_table_by_its_he
     assert tables["Scales with"] == ("Scales with", [[s.symbol] for s in entry.scales_with])
     assert tables["Checks"][1][0] == ["1"]
     for name, (heading, _) in tables.items():
-        # The explorer's table is named by the box it scrolls in.
-        assert name.startswith(heading) or heading == "Explore", (name, heading)
+        # The explorer's table is named by the box it scrolls in; the answer's sits under the
+        # page's title, before the first section.
+        answer = name == "Lower bound on the featured devices" and heading == plain(entry.title)
+        assert name.startswith(heading) or heading == "Explore" or answer, (name, heading)
     device = devices["nvidia-h100-sxm"]
     page = browser.open(f"devices/{device.id}/")
     tables = _tables(page)
+    # The answer's table of ridge points sits under the device's name, before any section.
+    glance = tables.pop("Ridge points at a glance")
+    assert glance[0] == device.name and glance[1] == [[t] for t in dtype_order(device)]
     assert all(name == heading for name, (heading, _) in tables.items())
     ridges = [h for [h] in tables["Ridge point per data type"][1]]
     assert set(device.peak_flops) <= set(ridges)
@@ -1307,8 +1318,11 @@ def test_every_model_has_its_page_with_kb_estimates_numbers(built: Path, kb_copy
         found = estimate_model(model, {}, list(kb.catalog.devices.values()), cards)
         page = page_file(built, f"models/{model.id}.md").read_text("utf-8")
         table = page.split('aria-label="On each device"')[1].split("</table>")[0]
-        rows = re.findall(r'<th scope="row">([^<]+)</th>', table)
-        expected = sorted(found.results, key=lambda r: r.phase_seconds("decode"))
+        # Each row names its device by a link to the device's page (its short name shown).
+        rows = re.findall(r'<th scope="row"><a href="../../devices/([^/"]+)/"', table)
+        expected = featured_order(
+            sorted(found.results, key=lambda r: r.phase_seconds("decode")), kb
+        )
         assert rows == [r.device for r in expected], model.id
         first = table.split("<tr>")[2]
         values = re.findall(r'data-value="([^"]+)"', first)

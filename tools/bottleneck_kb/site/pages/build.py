@@ -137,7 +137,9 @@ def build_site(root: Path, options: Options) -> Site:
                 estimated, devices, recipe
             )
             block = model_explorer.model_explorer_block(model.id, partial(links.asset, page))
-        site.pages[page] = render_model(estimated, links, block, names)
+        site.pages[page] = render_model(
+            estimated, links, block, names, {d.id: d for d in devices}, featured
+        )
     site.pages[MODELS_INDEX] = render_model_index(estimates, links)
     measured: dict[str, list[MeasuredOutcome]] = {
         e.id: list(evaluation.measured)

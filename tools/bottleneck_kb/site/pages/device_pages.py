@@ -278,7 +278,7 @@ def _device_answer(device: Device, ridges: dict[str, float]) -> str:
         f"<p><strong>{text(device.short_name)}</strong>: {text(', '.join(said))}. A kernel "
         "whose intensity is below a data type's ridge point (its dense peak over the memory "
         "bandwidth) is memory-bound here.</p>"
-        '<div class="kb-answer-ridges"><table aria-label="Ridge point per data type"><thead><tr>'
+        '<div class="kb-answer-ridges"><table aria-label="Ridge points at a glance"><thead><tr>'
         '<th scope="col">data type</th><th scope="col">dense peak</th>'
         '<th scope="col">ridge point</th></tr></thead>'
         f"<tbody>{rows}</tbody></table></div>"

@@ -555,6 +555,10 @@ def _workaround_effect(
     )
 
 
+#: Past this many rows a table collapses behind a line that sums it up.
+COLLAPSED_ROWS = 12
+
+
 def _checks(evaluation: Evaluated, names: dict[str, str]) -> str:
     """One row per check and device it names, numbered from 1 in the entry's order; the first
     row of a check carries its anchor, `check-N`, which the claims table links to."""
@@ -574,7 +578,16 @@ def _checks(evaluation: Evaluated, names: dict[str, str]) -> str:
                 text(c.detail),
             ]
         )
-    return table("Checks", ["check", "claim", "device", "verdict", "detail"], rows, "kb-checks")
+    checks = table("Checks", ["check", "claim", "device", "verdict", "detail"], rows, "kb-checks")
+    if len(rows) <= COLLAPSED_ROWS:
+        return checks
+    # A long table behind its summary: what a reader needs is whether every check holds.
+    failed = sum(not c.passed for c in evaluation.checks)
+    said = f"{len(anchored)} checks, {len(rows)} device rows: " + (
+        "every one holds" if not failed else f"{failed} fail"
+    )
+    opened = " open" if failed else ""  # a failing check is shown, not folded away
+    return f'<details class="kb-collapsed"{opened}><summary>{said}</summary>{checks}</details>'
 
 
 def _claims(entry: Entry, evaluation: Evaluated | None) -> str:

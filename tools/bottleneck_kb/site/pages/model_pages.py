@@ -6,12 +6,15 @@ of a step as a stacked bar whose every term links to its card."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ...core.numbers import grouped
-from ...knowledge.addresses import MODELS_INDEX, entry_page, model_page
+from ...knowledge.addresses import MODELS_INDEX, device_page, entry_page, model_page
+from ...records.device import Device
 from .. import charts
 from ..prose import block, text
 from ..view import ModelView, format_quantity, format_seconds, number
+from .answers import device_label, featured_first
 from .html import Links, markdown_page, number_cell, table
 from .measurement_pages import measured_section
 
@@ -43,12 +46,25 @@ def _deployment(view: ModelView) -> str:
 
 
 def render_model(
-    view: ModelView, links: Links, explorer: str = "", names: Mapping[str, str] | None = None
+    view: ModelView,
+    links: Links,
+    explorer: str = "",
+    names: Mapping[str, str] | None = None,
+    devices: Mapping[str, Device] | None = None,
+    featured: Sequence[str] = (),
 ) -> str:
     """A model's page; `explorer` is its explorer block (empty where it has none), `names`
-    the devices' names by id."""
+    the devices' names by id, `devices` the devices (for their short names) and `featured`
+    the devices its answer and table give first."""
     model = view.model
     here = model_page(model.id)
+
+    def label(device_id: str) -> str:
+        device = (devices or {}).get(device_id)
+        if device is None:
+            return text(device_id)
+        return device_label(device, links.href(here, device_page(device_id)))
+
     body = [
         f'<h1 id="kb-title">{text(model.title)}</h1>',
         f'<p class="kb-vendor">{text(model.publisher)}</p>',
@@ -70,12 +86,13 @@ def render_model(
         '<p class="kb-answer">'
         f"At its typical deployment ({_deployment(view)}), {text(model.title)} decodes a token in "
         f"at least <strong>{text(format_seconds(decode))}</strong> on "
-        f"{text(best.device)} ({best.devices_used} device{'s' * (best.devices_used != 1)}), "
+        f"{label(best.device)} ({best.devices_used} device{'s' * (best.devices_used != 1)}), "
         f"{text(best.bound('decode'))}-bound (floor {text(format_seconds(best.floor('decode')))} "
         f"whatever overlaps), and prefills its prompt in at least "
         f"{text(format_seconds(best.phase_seconds('prefill')))}. "
         f"{len(fitting)} of {len(results)} devices that can run it hold it.</p>"
     )
+    body.append(_featured_answer(results, featured, label))
     memory = best.memory
     body += [
         "## On every device",
@@ -117,11 +134,11 @@ def render_model(
         "## On each device",
     ]
     rows = []
-    for r in results:
+    for r in featured_first(results, lambda r: r.device, featured):
         step = r.phase_seconds("decode")
         rows.append(
             [
-                text(r.device),
+                label(r.device),
                 "yes" if r.fits else "no",
                 number_cell(r.phase_seconds("prefill"), format_seconds(r.phase_seconds("prefill"))),
                 number_cell(r.floor("prefill"), format_seconds(r.floor("prefill"))),
@@ -151,7 +168,7 @@ def render_model(
                 "max batch",
             ],
             rows,
-            "kb-model-devices",
+            "kb-model-devices kb-sortable",
         )
     )
     if found.skipped:
@@ -240,6 +257,30 @@ def render_model(
     if model.notes:
         body += ["## Notes", f'<div class="kb-prose">{block(model.notes)}</div>']
     return markdown_page(model.title, body)
+
+
+def _featured_answer(results: Sequence[Any], featured: Sequence[str], label: Any) -> str:
+    """The typical deployment on the featured devices, as the answer's table: decode a token,
+    its floor and bound, the prefill, and whether it fits."""
+    by_device = {r.device: r for r in results}
+    shown = [by_device[d] for d in featured if d in by_device]
+    if not shown:
+        return ""
+    rows = "".join(
+        f'<tr><th scope="row">{label(r.device)}</th>'
+        f'<td class="kb-number">{text(format_seconds(r.phase_seconds("decode")))}</td>'
+        f'<td class="kb-number">{text(format_seconds(r.floor("decode")))}</td>'
+        f"<td>{text(r.bound('decode'))}</td>"
+        f'<td class="kb-number">{text(format_seconds(r.phase_seconds("prefill")))}</td>'
+        f"<td>{'yes' if r.fits else 'no'}</td></tr>"
+        for r in shown
+    )
+    return (
+        '<div class="kb-answer-table"><table aria-label="On the featured devices"><thead><tr>'
+        '<th scope="col">device</th><th scope="col">decode a token</th>'
+        '<th scope="col">floor</th><th scope="col">bound</th><th scope="col">prefill</th>'
+        f'<th scope="col">fits</th></tr></thead><tbody>{rows}</tbody></table></div>'
+    )
 
 
 def render_model_index(views: Mapping[str, ModelView], links: Links) -> str:

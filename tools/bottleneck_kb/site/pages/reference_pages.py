@@ -13,7 +13,7 @@ from ...knowledge.addresses import (
 )
 from ...schemas import ENTRY, HARDWARE, documented, published_text, schema
 from .. import export
-from ..prose import text
+from ..prose import inline, text
 from .html import EXPORT, Links, markdown_page, table
 
 PUBLISHED_SCHEMAS = ((ENTRY, "Entry"), (HARDWARE, "Device"), (export.KIND, "JSON export"))
@@ -73,9 +73,10 @@ def render_rule_pages(links: Links) -> dict[str, str]:
         rows.append(
             [
                 f'<a href="{text(links.href(RULES, page))}">{text(code)}</a>',
-                text(rule.name),
+                f"<code>{text(rule.name)}</code>",
                 text(rule.severity.value),
-                text(rule.summary),
+                # The summary's Markdown (`&name` in code) made safe, not shown as backticks.
+                inline(rule.summary),
             ]
         )
         pages[page] = markdown_page(
