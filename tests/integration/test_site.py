@@ -88,6 +88,7 @@ COPIED = (
     "schema",
     "site",
     "mkdocs.yml",
+    "kb.yaml",
     "README.md",
     "CONTRIBUTING.md",
 )
@@ -1683,3 +1684,13 @@ def test_axe_finds_no_serious_violation_on_any_page_kind(
             found += [f"{kind} ({scheme}): {v}" for v in violations]
         context.close()
     assert found == []
+
+
+def test_an_entry_pages_own_html_stays_light(built: Path, knowledge_base: KnowledgeBase) -> None:
+    """Under 150 KB each: the answer-first page is read on a phone too (its explorer's script
+    and the theme's are assets, cached across pages)."""
+    sizes = {
+        entry.id: page_file(built, f"entries/{entry.id}.md").stat().st_size
+        for entry in knowledge_base.entries
+    }
+    assert max(sizes.values()) < 150_000, max(sizes.items(), key=lambda item: item[1])

@@ -126,3 +126,10 @@ def test_values_are_written_as_people_read_them() -> None:
     assert amount_range(1e3, 1e9, "B") == "1 kB to 1 GB"
     # 0.9995 rounds to 1.0, as 1.0 is written: no "1 FLOP/B" beside "1.0 FLOP/B".
     assert format_quantity(0.9995, "FLOP/B") == format_quantity(1.0, "FLOP/B") == "1.0 FLOP/B"
+
+
+def test_a_featured_device_whose_file_has_errors_is_said_once_there(kb_root: Path) -> None:
+    (kb_root / CONFIG_FILE).write_text("featured_devices: [nvidia-h100-sxm]\n", encoding="utf-8")
+    device = kb_root / "hardware" / "nvidia-h100-sxm.yaml"
+    device.write_text(device.read_text("utf-8").replace("vendor: NVIDIA", "vendor: 7"), "utf-8")
+    assert {d.path for d in check(kb_root).diagnostics} == {"hardware/nvidia-h100-sxm.yaml"}

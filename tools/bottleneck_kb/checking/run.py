@@ -348,7 +348,9 @@ def _check(
         read, published, select, cards if read.own else None
     )
     diagnostics = [*read.diagnostics, *found_on_devices, *committed_outputs(root)]
-    diagnostics += read_config(root, read.devices if read.own else None)[1]
+    # A featured device whose file has errors is said there, not again in kb.yaml.
+    known = {**read.devices, **read.broken}
+    diagnostics += read_config(root, known if read.own else None)[1]
     devices = catalog.devices
 
     checks = EntryChecks.of(catalog, select, published)

@@ -118,7 +118,9 @@ class KnowledgeBase:
                 entries.append(entry)
         models = read_models(root, diagnostics)
         # Another repository's catalog (--catalog) is not the one kb.yaml features devices of.
-        config, problems = read_config(root, catalog.devices if catalog.own else None)
+        # A featured device whose file has errors is said there, not again in kb.yaml.
+        known = {**catalog.devices, **catalog.broken}
+        config, problems = read_config(root, known if catalog.own else None)
         return cls(root, catalog, entries, diagnostics + problems, models, config)
 
     def entry(self, entry_id: str) -> Entry | None:

@@ -272,6 +272,8 @@
       .concat(data.capacity ? ["fits in memory"] : []).concat(["lower bound"])
       .concat(derived.map(function (name) { return units[name] ? name + " (" + units[name] + ")" : name; }));
     var body = el("tbody");
+    var shortNames = map();
+    data.devices.forEach(function (d) { shortNames[d.id] = d.short_name; });
     var notes = this.notes.slice();
     if (state.dtype !== data.dtype) {
       notes.push("Only the peak is " + state.dtype + "'s: the formulas are the entry's, written for " +
@@ -287,7 +289,7 @@
     evaluation.results.forEach(function (r) {
       var row = el("tr", { "data-device": r.device });
       // The short name, the full one on hover, as the static table shows a device.
-      row.appendChild(rowHeader(r.short || r.name, r.name));
+      row.appendChild(rowHeader(shortNames[r.device] || r.name, r.name));
       if (r.error || r.skipped) {
         var why = r.error ? "undefined here: " + r.error : "skipped: " + r.skipped;
         row.appendChild(el("td", { colspan: String(header.length - 1), "class": "kb-x-undefined",

@@ -115,7 +115,7 @@
   function onDevice(entry, state, done, device) {
     var data = entry.data;
     var dtype = state.dtype;
-    var result = { device: device.id, name: device.name, short: device.short_name || device.name };
+    var result = { device: device.id, name: device.name };
     var peaks = device.figures.peak_flops || {};
     var missing = data.needs.filter(function (name) {
       return name === "peak_flops" ? !has(peaks, dtype) : !has(device.figures, name);
