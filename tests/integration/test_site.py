@@ -1547,6 +1547,21 @@ READER_PAGES = {
 SCREENSHOTS = REPOSITORY / "build" / "screenshots"
 
 
+def local_context(chromium: Any, width: int, scheme: str) -> Any:
+    """A context of the session's Chromium `width` px wide and 900 high in the `scheme`
+    palette, which refuses every request that would leave localhost."""
+    context = chromium.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if urlsplit(route.request.url).hostname == "127.0.0.1"
+            else route.abort()
+        ),
+    )
+    return context
+
+
 def test_every_page_kind_fits_both_widths_in_both_palettes(chromium: Any, served: str) -> None:
     """At a desktop's 1400 px and a phone's 390 px, light and dark: no page scrolls sideways,
     every table fits its column or scrolls inside its own box, and an entry page's first
@@ -1554,17 +1569,7 @@ def test_every_page_kind_fits_both_widths_in_both_palettes(chromium: Any, served
     each goes to build/screenshots/ (geometry is asserted; pixels are for the eye)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for width, scheme in itertools.product((1400, 390), ("light", "dark")):
-        context = chromium.new_context(
-            viewport={"width": width, "height": 900}, color_scheme=scheme
-        )
-        context.route(
-            "**/*",
-            lambda route: (
-                route.continue_()
-                if urlsplit(route.request.url).hostname == "127.0.0.1"
-                else route.abort()
-            ),
-        )
+        context = local_context(chromium, width, scheme)
         page = context.new_page()
         for kind, path in READER_PAGES.items():
             page.goto(served + path)
@@ -1661,15 +1666,7 @@ def test_axe_finds_no_serious_violation_on_any_page_kind(
     each page kind in both palettes: no serious or critical violation."""
     found = []
     for scheme in ("light", "dark"):
-        context = chromium.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)
-        context.route(
-            "**/*",
-            lambda route: (
-                route.continue_()
-                if urlsplit(route.request.url).hostname == "127.0.0.1"
-                else route.abort()
-            ),
-        )
+        context = local_context(chromium, 1400, scheme)
         page = context.new_page()
         for kind, path in {**READER_PAGES, "entries-by-bound": "entries/bound-by/"}.items():
             page.goto(served + path)
