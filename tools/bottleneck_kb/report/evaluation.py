@@ -341,8 +341,8 @@ def _crossovers(evaluation: EntryEvaluation, devices: list[str], folded: bool) -
         )
         out.append(f"  {device}  {said}")
     flipping = {c.symbol for cs in found.values() for c in cs if c.at is not None}
-    never = [s for s in dict.fromkeys(c.symbol for cs in found.values() for c in cs)]
-    never = [s for s in never if s not in flipping]
+    swept = dict.fromkeys(c.symbol for cs in found.values() for c in cs)
+    never = [s for s in swept if s not in flipping]
     if never:
         out.append(f"  {', '.join(never)}: no flip in range on these devices")
     if steady:

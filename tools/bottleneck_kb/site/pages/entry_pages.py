@@ -215,9 +215,7 @@ def _evaluation_sections(
                         for name in roofs
                     ),
                     *([_fits_cell(r)] if fits else []),
-                    number_cell(r.time, format_seconds(r.time)).replace(
-                        '<td class="kb-number"', '<td class="kb-number kb-lower-bound"', 1
-                    ),
+                    number_cell(r.time, format_seconds(r.time), "kb-lower-bound"),
                     *(
                         [_expected_cell(evaluation.expected.get(r.device))]
                         if evaluation.expected

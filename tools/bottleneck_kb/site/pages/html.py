@@ -109,9 +109,12 @@ def row_header(content: str, attributes: str = "") -> str:
     return content if content.startswith("<th") else f'<th scope="row"{attributes}>{content}</th>'
 
 
-def number_cell(value: float, shown: str) -> str:
-    """A number as shown, with its exact value for tools (and tests) in `data-value`."""
-    return f'<td class="kb-number" data-value="{text(repr(value))}">{text(shown)}</td>'
+def number_cell(value: float, shown: str, css: str = "", title: str = "") -> str:
+    """A number as shown, with its exact value for tools (and tests) in `data-value`; `css`
+    adds classes, `title` (plain text) what it says on hover."""
+    classes = f"kb-number {css}".strip()
+    hover = f' title="{text(title)}"' if title else ""
+    return f'<td class="{classes}"{hover} data-value="{text(repr(value))}">{text(shown)}</td>'
 
 
 def math(nodes: list[Any], label: str) -> str:

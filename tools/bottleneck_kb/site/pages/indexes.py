@@ -92,5 +92,4 @@ def _lower_bound(view: EntryView, device_id: str) -> str:
     if result is None:
         return text(view.skipped.get(device_id, "not evaluated"))
     # The time alone (the verdicts column says what bounds it), its verdict on hover.
-    cell = number_cell(result.time, format_seconds(result.time))
-    return cell.replace("<td ", f'<td title="{text(result.verdict)}-bound" ', 1)
+    return number_cell(result.time, format_seconds(result.time), title=f"{result.verdict}-bound")
