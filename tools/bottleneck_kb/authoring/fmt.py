@@ -37,9 +37,11 @@ from ..core.diagnostics import Diagnostic, error, one_line, sorted_diagnostics
 from ..core.parallel import map_items
 from ..knowledge.files import ENTRIES, HARDWARE, MODELS, display_path, named_files
 from ..knowledge.read import guarded
+from ..schemas import versions
 from ..source import load, read_file
 from ..source.positions import line_col
 from .canonical import canonical, round_trip
+from .upgrade import STEPS, scalars, upgrade_tree
 
 #: What a schema line starts with; every such comment line makes way for the right one, first.
 SCHEMA_LINE_START = "# yaml-language-server:"
@@ -102,15 +104,22 @@ PARALLEL_THRESHOLD = 8
 
 
 def format_paths(
-    root: Path, paths: Sequence[Path] | None = None, jobs: int | None = None
+    root: Path,
+    paths: Sequence[Path] | None = None,
+    jobs: int | None = None,
+    upgrade: bool = False,
 ) -> FormatRun:
     """Canonical forms of every entry, device and model below `root`, or of the given paths
     (folders expanded), in `jobs` processes (by default one a core, for more than a few
-    files). Nothing is written."""
+    files), each upgraded to today's schema first with `upgrade`. Nothing is written."""
     run = FormatRun()
     files = named_files(root, paths, run.diagnostics, (ENTRIES, HARDWARE, MODELS))
     for formatted, problems in map_items(
-        lambda path: guarded(format_file, path, root), files, jobs, PARALLEL_THRESHOLD, 4
+        lambda path: guarded(lambda p, r: format_file(p, r, upgrade), path, root),
+        files,
+        jobs,
+        PARALLEL_THRESHOLD,
+        4,
     ):
         run.diagnostics.extend(problems)
         if formatted is not None:
@@ -131,8 +140,11 @@ def kind_of(path: Path, root: Path) -> str:
     return schemas.ENTRY
 
 
-def format_file(path: Path, root: Path) -> tuple[Formatted | None, list[Diagnostic]]:
-    """The canonical form of one file, or the located reason it is refused."""
+def format_file(
+    path: Path, root: Path, upgrade: bool = False
+) -> tuple[Formatted | None, list[Diagnostic]]:
+    """The canonical form of one file (upgraded first with `upgrade`), or the located reason
+    it is refused."""
     display = display_path(path, root)
     if path.is_symlink():
         # What kb check reads through the link is formatted where it is kept (an entry of its
@@ -144,17 +156,22 @@ def format_file(path: Path, root: Path) -> tuple[Formatted | None, list[Diagnost
     kind = kind_of(path, root)
     relative = Path(os.path.relpath(path.absolute(), root.absolute())).as_posix()
     try:
-        after = format_text(raw, display, kind, schemas.schema_line(root, relative, kind))
+        schema_line = schemas.schema_line(root, relative, kind)
+        after = format_text(raw, display, kind, schema_line, upgrade)
     except _Refused as refused:
         return None, [refused.diagnostic]
     return Formatted(path, display, raw.decode("utf-8"), after), []
 
 
-def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) -> str:
+def format_text(
+    raw: bytes, display: str, kind: str, schema_line: str | None, upgrade: bool = False
+) -> str:
     """The canonical text of the file `raw` of `kind`, starting with `schema_line` (in place of
-    any comment line naming a schema) unless that is None.
+    any comment line naming a schema) unless that is None; with `upgrade`, a file written to
+    an earlier version of its schema is first rewritten to today's (`upgrade.py`).
 
-    Raises _Refused when the file does not load, or when its data would change.
+    Raises _Refused when the file does not load, or when its data would change (beyond what
+    the upgrade changes, which keeps every value).
     """
     document, problems = load(raw, display)
     if document is None:
@@ -180,6 +197,11 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
         raise _Refused(
             error(SYNTAX, display, line, col, f"cannot be formatted: {said}".splitlines()[0])
         ) from None
+    expected = document.data
+    version = _earlier_version(kind, document.data) if upgrade else None
+    if version is not None:
+        upgrade_tree(kind, version, tree)
+        expected = _upgraded_data(yaml_rt, tree, document.data, display)
     schema = schemas.schema(kind)
     canonical(tree, schema, schema, 0)
     out = io.StringIO()
@@ -191,7 +213,7 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
         body = body.strip("\n")
         result = f"{body}\n" if schema_line is None else f"{schema_line}\n{body}\n"
         written, _ = load(result.encode("utf-8"), display)
-        if written is not None and same_data(written.data, document.data):
+        if written is not None and same_data(written.data, expected):
             _refuse_lost_comments(text, body, removed, display)
             return result.replace("\n", ending)
     raise _Refused(
@@ -204,6 +226,39 @@ def format_text(raw: bytes, display: str, kind: str, schema_line: str | None) ->
             "this is a bug in kb fmt; please report it with the file",
         )
     )
+
+
+def _earlier_version(kind: str, data: Any) -> int | None:
+    """The earlier version of `kind`'s schema a file's `data` was written to, if any."""
+    if kind not in STEPS or schemas.is_valid(kind, data):
+        return None
+    return versions.written_to(kind, data)
+
+
+def _upgraded_data(yaml_rt: Any, tree: Any, before: Any, display: str) -> Any:
+    """The data of the upgraded `tree`, as the loader reads it, once every value of `before`
+    is seen to be kept: as a value, or in a comment (a version-1 source's `supports`)."""
+    out = io.StringIO()
+    yaml_rt.dump(tree, out)
+    text = out.getvalue()
+    upgraded, _ = load(text.encode("utf-8"), display)
+    if upgraded is None:
+        raise _Refused(error(INTERNAL, display, 1, 1, "the upgrade does not load back"))
+    kept = scalars(upgraded.data)
+    words = " ".join(text.split())
+    for value, count in scalars(before).items():
+        if kept[value] < count and " ".join(value.strip("'").split()) not in words:
+            raise _Refused(
+                error(
+                    INTERNAL,
+                    display,
+                    1,
+                    1,
+                    f"upgrading would lose the value {value}, so the file is left as it is",
+                    "this is a bug in kb fmt --upgrade; please report it with the file",
+                )
+            )
+    return upgraded.data
 
 
 def _scalar_spans(text: str) -> list[tuple[int, int]]:

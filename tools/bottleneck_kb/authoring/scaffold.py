@@ -21,7 +21,7 @@ from ..core.errors import KBError
 from ..core.files import written_beside
 from ..core.text import suggest
 from ..knowledge.files import ENTRIES, HARDWARE, MODELS, SUFFIX, display_path
-from ..rules.placeholders import PLACEHOLDER
+from ..schemas.placeholders import PLACEHOLDER
 from .fmt import format_text
 from .folding import WIDTH
 from .key_order import branches, child, item_schema, property_names

@@ -21,12 +21,28 @@ if TYPE_CHECKING:
     "--check", "check_only", is_flag=True, help="Write nothing; list files that would change."
 )
 @click.option("--diff", is_flag=True, help="Write nothing; show the changes as a unified diff.")
+@click.option(
+    "--upgrade",
+    is_flag=True,
+    help="Rewrite files written to an earlier version of their schema to today's shape, "
+    "marking with TODO what only you can supply.",
+)
 @jobs_option
 @root_option
 def fmt(
-    paths: tuple[Path, ...], check_only: bool, diff: bool, jobs: int | None, root: Path | None
+    paths: tuple[Path, ...],
+    check_only: bool,
+    diff: bool,
+    upgrade: bool,
+    jobs: int | None,
+    root: Path | None,
 ) -> None:
     """Rewrite entries and devices (or PATHS) in the canonical form; comments are kept.
+
+    With --upgrade, a file that kb check says was written to an earlier version of its
+    schema (KB106) is first rewritten to today's shape, keeping every value and comment; what
+    only a person knows (a source's id, a paper's first author) becomes a TODO placeholder,
+    which kb check then reports at its line.
 
     Exit status: 0 nothing to do (or all written), 1 a file would change (--check, --diff) or
     was refused because it does not load, 2 usage error.
@@ -36,7 +52,7 @@ def fmt(
     from ..core.diagnostics import located_line, one_line, printable
 
     base = root_folder(root, paths)
-    run = format_paths(base, list(paths) or None, jobs)
+    run = format_paths(base, list(paths) or None, jobs, upgrade)
     shown = path_here(base)
     run.formatted = [dataclasses.replace(f, display=shown(f.display)) for f in run.formatted]
     for d in shown_here(base, run.diagnostics):

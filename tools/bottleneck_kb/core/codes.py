@@ -24,6 +24,8 @@ NOT_A_FILE = "KB011"
 BAD_NUMBER = "KB012"
 CONTROL_CHARACTER = "KB013"
 PORTABLE_NUMBER = "KB014"
+ENTRY_PLACEHOLDER = "KB015"
+DEVICE_PLACEHOLDER = "KB017"
 NOT_READ = "KB019"
 COMMITTED_OUTPUT = "KB021"
 MISSING_KEY = "KB101"
@@ -31,6 +33,7 @@ UNKNOWN_KEY = "KB102"
 NOT_ALLOWED = "KB103"
 WRONG_TYPE = "KB104"
 BAD_FORM = "KB105"
+EARLIER_VERSION = "KB106"
 DUPLICATE_ID = "KB202"
 UNKNOWN_DEVICE = "KB204"
 BAD_QUANTITY = "KB301"
@@ -65,6 +68,7 @@ KB102  unknown-key                  schemas
 KB103  not-allowed                  schemas
 KB104  wrong-type                   schemas
 KB105  bad-form                     schemas
+KB106  earlier-schema-version       schemas
 KB201  id-matches-path              identity
 KB202  unique-id                    identity
 KB203  device-id-matches-file       identity

@@ -536,6 +536,43 @@ emitted(
     """,
 )
 emitted(
+    codes.EARLIER_VERSION,
+    "earlier-schema-version",
+    "schemas",
+    """
+    The file is written to an earlier version of its schema.
+
+    ## What it checks
+    A file that fails today's schema but passes the whole schema of an earlier released
+    version (the package keeps each: entries and devices have versions 1 and 2) was written
+    to that version. It gets this one diagnostic, at its top, instead of an error per field:
+    its shape is not wrong, only old. A file that passes no version gets today's errors.
+    ## Why it matters
+    Other teams keep knowledge bases written to what kb published then; one line that names
+    the version and the command tells them what happened and what to do.
+    ## How to fix
+    Run `kb fmt --upgrade PATH`: it rewrites the file to today's shape, keeping every value
+    and comment, and marks with `TODO` what only a person can supply (a source's id and
+    title, a paper's first author), which `kb check` then reports at its line. The
+    CHANGELOG's Upgrading section says what each version changed.
+    ## Fails
+    ```yaml
+    # Version 1: references had a title and an id or address only.
+    references:
+      - title: "Roofline: An Insightful Visual Performance Model for Multicore Architectures"
+        url: https://doi.org/10.1145/1498765.1498785
+    ```
+    ## Passes
+    ```yaml
+    references:
+      - title: "Roofline: An Insightful Visual Performance Model for Multicore Architectures"
+        first_author: Williams
+        year: 2009
+        url: https://doi.org/10.1145/1498765.1498785
+    ```
+    """,
+)
+emitted(
     codes.BAD_QUANTITY,
     "bad-quantity",
     "model",

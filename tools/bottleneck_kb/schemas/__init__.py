@@ -15,8 +15,17 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..core.codes import BAD_FORM, MISSING_KEY, NOT_ALLOWED, UNKNOWN_KEY, WRONG_TYPE
-from ..core.diagnostics import Diagnostic
+from ..core.codes import (
+    BAD_FORM,
+    DEVICE_PLACEHOLDER,
+    EARLIER_VERSION,
+    ENTRY_PLACEHOLDER,
+    MISSING_KEY,
+    NOT_ALLOWED,
+    UNKNOWN_KEY,
+    WRONG_TYPE,
+)
+from ..core.diagnostics import Diagnostic, error
 from ..core.numbers import exact_number
 from ..core.text import suggest
 from ..source import Document
@@ -233,12 +242,18 @@ def is_valid(kind: str, data: Any) -> bool:
 
 
 def validate(kind: str, document: Document) -> list[Diagnostic]:
-    """Located diagnostics for every schema problem of `document`; [] when it is valid."""
+    """Located diagnostics for every schema problem of `document`; [] when it is valid. A
+    file written to an earlier version of the schema gets one diagnostic, at its top, that
+    says which and how to upgrade; a placeholder where a value of a set form belongs is said
+    as a placeholder (see `placeholders`)."""
     if is_valid(kind, document.data):
         return []
+    version = versions.written_to(kind, document.data)
+    if version is not None:
+        return [_earlier_version(kind, version, document)]
     # Where the two regex dialects differ (Python's `$` also matches before a final line
     # break), the reference validator may find nothing: the fast one's verdict still stands.
-    return located_errors(kind, document) or [
+    found = located_errors(kind, document) or [
         document.error_at(
             BAD_FORM,
             tuple(problem.instance_path),
@@ -246,6 +261,40 @@ def validate(kind: str, document: Document) -> list[Diagnostic]:
         )
         for problem in _fast_validator(kind).iter_errors(document.data)
     ]
+    return _placeholders_said(kind, document, found)
+
+
+#: The code a placeholder left in a file of each kind is reported with.
+_PLACEHOLDER_CODES = {ENTRY: ENTRY_PLACEHOLDER, HARDWARE: DEVICE_PLACEHOLDER}
+
+
+def _placeholders_said(kind: str, document: Document, found: list[Diagnostic]) -> list[Diagnostic]:
+    """`found`, where an error is about a placeholder's value (`TODO` where a date, a source
+    id or an allowed word belongs): that placeholder, and every other in the file, said as a
+    placeholder instead, since the file is refused before the rule that says them runs."""
+    code = _PLACEHOLDER_CODES.get(kind)
+    if code is None or not placeholders.may_hold_placeholders(document.text):
+        return found
+    marked = {document.value_at(pointer) for pointer in placeholders.placeholders(document.data)}
+    kept = [d for d in found if (d.line, d.col) not in marked]
+    if len(kept) == len(found):
+        return found
+    return kept + list(placeholders.placeholder_errors(code, document))
+
+
+def _earlier_version(kind: str, version: int, document: Document) -> Diagnostic:
+    word = versions.KIND_WORDS[kind]
+    return error(
+        EARLIER_VERSION,
+        document.path,
+        1,
+        1,
+        f"written to version {version} of the {word} schema; this kb reads version "
+        f"{versions.current_version(kind)}",
+        f"run `kb fmt --upgrade {document.path}`: it rewrites the file to today's shape, "
+        "keeping every value and comment, and marks with TODO what only you can supply "
+        "(the CHANGELOG's Upgrading section says what changed)",
+    )
 
 
 def located_errors(kind: str, document: Document) -> list[Diagnostic]:
@@ -448,6 +497,7 @@ def _clean(message: str) -> str:
 
 # The publishing and vocabulary parts, one module each (they read the schemas above), named
 # here as before: what other code takes from `schemas` stays where it was.
+from . import placeholders, versions  # noqa: E402
 from .publish import line_to_schema as line_to_schema  # noqa: E402
 from .publish import published as published  # noqa: E402
 from .publish import published_path as published_path  # noqa: E402
