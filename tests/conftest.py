@@ -205,7 +205,7 @@ def read_expected(path: Path) -> list[tuple[int, int, str, str | None]]:
 
 #: Modules whose codes' examples are whole files as written, not patches onto the minimal
 #: entry: the reading of YAML, and the files a build writes.
-RAW_MODULES = frozenset({"source", "outputs"})
+RAW_MODULES = frozenset({"source", "outputs", "config"})
 
 
 class ExampleFile(NamedTuple):

@@ -28,6 +28,7 @@ from bottleneck_kb.knowledge import read as read_module
 from bottleneck_kb.records.entry import Entry
 from bottleneck_kb.report import CHECK, formats
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY
+from bottleneck_kb.schemas import Words
 from bottleneck_kb.source import MAX_FILE_BYTES
 
 from ..conftest import FIXTURES, fixture_kb
@@ -285,10 +286,10 @@ def test_a_crash_while_checking_one_file_does_not_hide_the_others(
     (kb_root / HERE / "boom.yaml").write_text(entry_text("boom"), encoding="utf-8")
     real_read_entry = read_module.read_entry
 
-    def read_entry(path: Path, root: Path) -> tuple[Entry | None, list[Diagnostic]]:
+    def read_entry(path: Path, root: Path, words: Words) -> tuple[Entry | None, list[Diagnostic]]:
         if path.name == "boom.yaml":
             raise RuntimeError("simulated crash")
-        return real_read_entry(path, root)
+        return real_read_entry(path, root, words)
 
     monkeypatch.setattr(check_module, "read_entry", read_entry)
 

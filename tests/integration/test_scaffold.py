@@ -325,7 +325,7 @@ def test_the_skeleton_follows_the_schema_whatever_its_shape(
             },
         ],
     }
-    monkeypatch.setattr(schemas, "schema", lambda kind: schema)
+    monkeypatch.setattr(schemas, "schema", lambda kind, words=schemas.BUILT_IN: schema)
 
     text = skeleton(schemas.HARDWARE, {"id": "acme-x1"}, None)
 

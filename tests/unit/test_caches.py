@@ -11,9 +11,9 @@ from typing import Any
 import bottleneck_kb
 
 #: Parameters whose values the code chooses, never an entry: a schema's kind, one of its
-#: definitions, a member of the Dimension enum, whether rendered prose keeps its links. A
-#: cache keyed only by these stays small.
-CODE_CHOSEN = frozenset({"kind", "definition", "dimension", "keep_links"})
+#: definitions, one of its earlier versions, a member of the Dimension enum, whether rendered
+#: prose keeps its links. A cache keyed only by these stays small.
+CODE_CHOSEN = frozenset({"kind", "definition", "version", "dimension", "keep_links"})
 
 
 def _caches() -> dict[str, tuple[int | None, list[str]]]:

@@ -168,8 +168,8 @@ def test_adding_a_dtype_to_the_schema_needs_no_python_change(
     rows["fp6"] = {**rows["fp8"], "title": "FP6", "x-bits": 6}
     real = schemas.schema
 
-    def patched(kind: str) -> dict[str, Any]:
-        return hardware if kind == schemas.HARDWARE else real(kind)
+    def patched(kind: str, words: schemas.Words = schemas.BUILT_IN) -> dict[str, Any]:
+        return hardware if kind == schemas.HARDWARE else real(kind, words)
 
     monkeypatch.setattr(schemas, "schema", patched)
     # The validators are built from the schema once: built again from the patched one.

@@ -140,7 +140,11 @@ def test_fast_and_explaining_validators_agree_on_every_fixture() -> None:
         fast_says_valid = schemas.is_valid(kind, document.data)
         explained = schemas.located_errors(kind, document)
         assert fast_says_valid == (explained == []), name
-        assert schemas.validate(kind, document) == explained, name
+        said = schemas.validate(kind, document)
+        # A file of an earlier version, or one with a placeholder where a set form belongs, is
+        # told so instead (tests/integration/test_upgrade.py).
+        if not {d.code for d in said} & {"KB106", "KB015", "KB017"}:
+            assert said == explained, name
         compared += 1
     assert compared >= 30
 

@@ -20,6 +20,7 @@ from .. import schemas
 from ..core.errors import KBError
 from ..core.files import written_beside
 from ..core.text import suggest
+from ..knowledge.config import words_of
 from ..knowledge.files import ENTRIES, HARDWARE, MODELS, SUFFIX, display_path
 from ..schemas.placeholders import PLACEHOLDER
 from .fmt import format_text
@@ -33,9 +34,10 @@ class ScaffoldError(KBError):
     """What is wrong with what `kb new` was asked for, and what is allowed (exit status 1)."""
 
 
-def choices(kind: str, key: str) -> list[str]:
-    """The allowed values of the top-level `key` of `kind`, read from the schema."""
-    schema = schemas.schema(kind)
+def choices(kind: str, key: str, words: schemas.Words = schemas.BUILT_IN) -> list[str]:
+    """The allowed values of the top-level `key` of `kind`, read from the schema (with a
+    knowledge base's own `words`)."""
+    schema = schemas.schema(kind, words)
     return _allowed(child(schema, schema, key), schema)
 
 
@@ -51,7 +53,9 @@ def _allowed(node: Any, root: dict[str, Any]) -> list[str]:
 
 def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> Path:
     """Write the skeleton of a new `kind` file with id `identifier` below `root` and return its
-    path. `given` holds values of top-level fields with a fixed vocabulary (class, bound_by)."""
+    path. `given` holds values of top-level fields with a fixed vocabulary (class, bound_by);
+    the namespaces and classes allowed are kb's and those root's kb.yaml adds."""
+    words = words_of(root)
     if not schemas.is_id(kind, identifier):
         id_schema = schemas.schema(kind)["properties"]["id"]
         longest = id_schema.get("maxLength", len(identifier))
@@ -61,17 +65,18 @@ def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> P
             if len(identifier) > longest
             else id_schema.get("description"),
         )
-    unknown = schemas.unknown_namespace(identifier) if kind == schemas.ENTRY else None
+    unknown = schemas.unknown_namespace(identifier, words) if kind == schemas.ENTRY else None
     if unknown is not None:
         raise ScaffoldError(*unknown)
     namespace = identifier.partition("/")[0]
-    if kind == schemas.ENTRY and namespace not in schemas.open_namespaces():
+    if kind == schemas.ENTRY and namespace not in schemas.open_namespaces(words):
+        open_ones = ", ".join(schemas.open_namespaces(words))
         raise ScaffoldError(
             f"'{namespace}' is reserved for kb's own test fixtures",
-            f"choose the namespace of the entry's family: {', '.join(schemas.open_namespaces())}",
+            f"choose the namespace of the entry's family: {open_ones}",
         )
     for key, value in given.items():
-        allowed = choices(kind, key)
+        allowed = choices(kind, key, words)
         if value not in allowed:
             raise ScaffoldError(
                 f"'{value}' is not an allowed {key}", suggest(value, allowed, "values")
@@ -87,7 +92,8 @@ def new_file(root: Path, kind: str, identifier: str, given: dict[str, str]) -> P
             "make it a folder of the repository (kb check does not read entries through links)",
         )
     relative = f"{FOLDERS[kind]}/{identifier}{SUFFIX}"
-    text = skeleton(kind, {"id": identifier, **given}, schemas.schema_line(root, relative, kind))
+    line = schemas.schema_line(root, relative, kind)
+    text = skeleton(kind, {"id": identifier, **given}, line, words)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _create(path, text)
@@ -113,10 +119,16 @@ def _linked_folder(root: Path, folder: Path) -> Path | None:
     return None
 
 
-def skeleton(kind: str, given: dict[str, str], schema_line: str | None) -> str:
+def skeleton(
+    kind: str,
+    given: dict[str, str],
+    schema_line: str | None,
+    words: schemas.Words = schemas.BUILT_IN,
+) -> str:
     """The canonical text of a new file of `kind`: the `given` values, and a commented
-    placeholder for every other field that the schema requires."""
-    schema = schemas.schema(kind)
+    placeholder for every other field that the schema requires (its comment listing the
+    allowed values, a knowledge base's own `words` among them)."""
+    schema = schemas.schema(kind, words)
     lines: list[str] = []
     _mapping(schema, schema, given, 0, "", lines)
     return format_text(("\n".join(lines) + "\n").encode(), "new", kind, schema_line)

@@ -46,6 +46,7 @@ from ..records.model import Model
 from ..rules import Context, Rule, Scope, rules_for, rules_in
 from ..rules.identity import Summary, summarize
 from ..rules.measurements import FRACTION_MEASUREMENTS, JUDGED, cited_fractions
+from ..schemas import BUILT_IN, Words
 from .results import CheckResult
 
 #: Below this many entries one process is faster than starting workers.
@@ -65,6 +66,8 @@ class EntryChecks:
     catalog: Catalog
     rules: tuple[Rule, ...]
     published: frozenset[str] = frozenset()
+    #: The namespaces and classes the knowledge base adds (kb.yaml).
+    words: Words = BUILT_IN
     #: The devices that can evaluate an entry depend only on its dtype and the figures its
     #: formulas read, a handful of combinations in a whole knowledge base: found once each.
     _runnable: dict[tuple[str, tuple[str, ...]], tuple[Device, ...]] = field(
@@ -73,9 +76,13 @@ class EntryChecks:
 
     @classmethod
     def of(
-        cls, catalog: Catalog, select: Selection = None, published: frozenset[str] = frozenset()
+        cls,
+        catalog: Catalog,
+        select: Selection = None,
+        published: frozenset[str] = frozenset(),
+        words: Words = BUILT_IN,
     ) -> EntryChecks:
-        return cls(catalog, tuple(rules_for(Scope.ENTRY, select)), published)
+        return cls(catalog, tuple(rules_for(Scope.ENTRY, select)), published, words)
 
     def __call__(
         self,
@@ -105,6 +112,7 @@ class EntryChecks:
             broken_devices=catalog.broken,
             hardware_folder=catalog.folder,
             published=self.published,
+            words=self.words,
         )
         found: list[Diagnostic] = []
         for rule in self.rules:
@@ -121,7 +129,7 @@ def _check_file(
     path: Path, root: Path, checks: EntryChecks
 ) -> tuple[list[Diagnostic], Summary | None]:
     def read_and_check(path: Path, root: Path) -> tuple[Summary | None, list[Diagnostic]]:
-        entry, problems = read_entry(path, root)
+        entry, problems = read_entry(path, root, checks.words)
         if entry is None:
             return None, problems
         measured: list[tuple[str, float]] = []
@@ -350,10 +358,11 @@ def _check(
     diagnostics = [*read.diagnostics, *found_on_devices, *committed_outputs(root)]
     # A featured device whose file has errors is said there, not again in kb.yaml.
     known = {**read.devices, **read.broken}
-    diagnostics += read_config(root, known if read.own else None)[1]
+    config, config_problems = read_config(root, known if read.own else None)
+    diagnostics += config_problems
     devices = catalog.devices
 
-    checks = EntryChecks.of(catalog, select, published)
+    checks = EntryChecks.of(catalog, select, published, config.words)
     shown: set[str] | None = None  # the files reported on: None for every file
     coverage: Coverage | None = None
     if paths is None and not changed and not removed:
@@ -405,7 +414,7 @@ def _check(
         devices,
         ids,
         select,
-        schemas.stale(root, published),
+        schemas.stale(root, published, config.words),
         schemas.unpublished(published, (root / MODELS).is_dir()),
     )
     if select is not None:
@@ -519,7 +528,7 @@ def check_read(
         cards = checked_cards(kb.root, kb.catalog.devices.values(), kb.entries)
         catalog, found_on_devices = checked or checked_catalog(kb.catalog, published, cards=cards)
         diagnostics = [*kb.diagnostics, *found_on_devices, *committed_outputs(kb.root)]
-        checks = EntryChecks.of(catalog, None, published)
+        checks = EntryChecks.of(catalog, None, published, kb.config.words)
         read = {kb.root / entry.path: entry for entry in kb.entries}
 
         def check_entry(path: Path, _: Path) -> tuple[None, list[Diagnostic]]:
@@ -531,7 +540,7 @@ def check_read(
         summaries = [summarize(entry) for entry in kb.entries]
         files = entry_files(kb.root, [])  # a walk of the folders: no file is read again
         ids = entry_ids(files, kb.root)
-        stale = schemas.stale(kb.root, published)
+        stale = schemas.stale(kb.root, published, kb.config.words)
         missing = schemas.unpublished(published, (kb.root / MODELS).is_dir())
         diagnostics += _knowledge_base_findings(
             summaries, catalog.devices, ids, None, stale, missing

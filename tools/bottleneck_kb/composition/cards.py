@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..evaluation.evaluator import Evaluator
+from ..knowledge.config import words_of
 from ..knowledge.files import ENTRIES, SUFFIX
 from ..knowledge.read import guarded, read_entry
 from ..records.entry import Entry
@@ -42,7 +43,7 @@ def cards_by_id(
         for card_id in sorted(wanted):
             path = root / ENTRIES / f"{card_id}{SUFFIX}"
             if path.is_file():
-                entry, _ = guarded(read_entry, path, root)
+                entry, _ = guarded(lambda p, r: read_entry(p, r, words_of(r)), path, root)
                 if entry is not None and entry.id == card_id:
                     found[card_id] = entry
     cards = {}

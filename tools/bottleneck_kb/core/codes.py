@@ -34,6 +34,7 @@ NOT_ALLOWED = "KB103"
 WRONG_TYPE = "KB104"
 BAD_FORM = "KB105"
 EARLIER_VERSION = "KB106"
+BUILT_IN_WORD = "KB107"
 DUPLICATE_ID = "KB202"
 UNKNOWN_DEVICE = "KB204"
 BAD_QUANTITY = "KB301"
@@ -69,6 +70,7 @@ KB103  not-allowed                  schemas
 KB104  wrong-type                   schemas
 KB105  bad-form                     schemas
 KB106  earlier-schema-version       schemas
+KB107  built-in-word                config
 KB201  id-matches-path              identity
 KB202  unique-id                    identity
 KB203  device-id-matches-file       identity

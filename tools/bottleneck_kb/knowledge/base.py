@@ -14,7 +14,7 @@ from ..core.diagnostics import Diagnostic
 from ..records.device import Device
 from ..records.entry import Entry
 from ..records.model import Model
-from .config import Config, read_config
+from .config import Config, read_config, words_of
 from .files import HARDWARE, MODELS, SUFFIX, discover, display_path, entry_paths
 from .read import guarded, read_device, read_entry, read_model
 
@@ -111,8 +111,9 @@ class KnowledgeBase:
         catalog = Catalog.load(root, catalog_root)
         entries: list[Entry] = []
         diagnostics = list(catalog.diagnostics)
+        words = words_of(root)
         for path in entry_paths(root, paths, diagnostics):
-            entry, problems = read_entry(path, root)
+            entry, problems = read_entry(path, root, words)
             diagnostics.extend(problems)
             if entry is not None:
                 entries.append(entry)

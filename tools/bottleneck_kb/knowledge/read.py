@@ -20,10 +20,15 @@ T = TypeVar("T")
 
 
 def read_document(
-    path: Path, root: Path, kind: str, shown_from: Path | None = None
+    path: Path,
+    root: Path,
+    kind: str,
+    shown_from: Path | None = None,
+    words: schemas.Words = schemas.BUILT_IN,
 ) -> tuple[Document | None, list[Diagnostic]]:
     """Read, parse and validate one file of the repository at `root` against the schema of
-    `kind`, its path shown from `shown_from` (default: root)."""
+    `kind` (with the knowledge base's own `words`), its path shown from `shown_from`
+    (default: root)."""
     display = display_path(path, shown_from or root)
     raw, problems = read_file(path, display, root)
     if raw is None:
@@ -31,7 +36,7 @@ def read_document(
     document, problems = load(raw, display)
     if document is None:
         return None, problems
-    invalid = schemas.validate(kind, document)
+    invalid = schemas.validate(kind, document, words)
     if invalid:
         # A number where the schema wants another type (a figure's value, which carries its
         # unit) is told so by the schema; KB014's hint to spell the number otherwise would
@@ -42,8 +47,11 @@ def read_document(
     return document, problems
 
 
-def read_entry(path: Path, root: Path) -> tuple[Entry | None, list[Diagnostic]]:
-    document, problems = read_document(path, root, schemas.ENTRY)
+def read_entry(
+    path: Path, root: Path, words: schemas.Words = schemas.BUILT_IN
+) -> tuple[Entry | None, list[Diagnostic]]:
+    """One entry, read against the entry schema with the knowledge base's own `words`."""
+    document, problems = read_document(path, root, schemas.ENTRY, words=words)
     if document is None:
         return None, problems
     return build_entry(document), problems

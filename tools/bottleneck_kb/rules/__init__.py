@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.diagnostics import Diagnostic, Severity
 from ..knowledge.files import HARDWARE
+from ..schemas import BUILT_IN, Words
 
 if TYPE_CHECKING:
     from ..evaluation.cost import EvaluationCost
@@ -248,6 +249,8 @@ class Context:
     #: The kinds whose schemas the knowledge base publishes in its schema/ folder
     #: (schemas.published), looked up once a run rather than once a file.
     published: frozenset[str] = frozenset()
+    #: The namespaces and classes the knowledge base adds (kb.yaml) to kb's own.
+    words: Words = BUILT_IN
     #: For knowledge-base checks: the kinds whose published schema is not the one kb checks
     #: with (schemas.stale), each with where its text first departs from that one.
     stale_schemas: Mapping[str, tuple[int, int]] = field(default_factory=dict)

@@ -23,11 +23,13 @@ def known_namespace(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     Namespaces group entries of one family on the site and in `entries/`; a misspelt or
     ad-hoc namespace scatters them and is usually a typo in the folder name.
     ## How to fix
-    Move the file to a documented namespace, or add the new namespace to `$defs/namespace`
-    of the entry schema kb ships (`tools/bottleneck_kb/schemas/entry.schema.json`, then its
-    published copy with `kb schema entry > schema/entry.schema.json`), with a
-    description, in the same pull request. A knowledge base kept elsewhere uses kb's
-    namespaces: a new one is a pull request to kb.
+    Move the file to a documented namespace. A family of bottlenecks kb does not have is a
+    new namespace: in this repository, added to `$defs/namespace` of the entry schema kb
+    ships (`tools/bottleneck_kb/schemas/entry.schema.json`, then its published copy with
+    `kb schema entry > schema/entry.schema.json`), with a description, in the same pull
+    request; in a knowledge base kept elsewhere, added to its `kb.yaml` under `namespaces:`
+    (a name, a title and a description), then `kb schema entry > schema/entry.schema.json`.
+    A namespace is a family of bottlenecks, not a team.
     ## Fails
     ```yaml
     # file: entries/gem/minimal.yaml
@@ -39,13 +41,13 @@ def known_namespace(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     id: gemm/minimal
     ```
     """
-    unknown = unknown_namespace(entry.id)
+    unknown = unknown_namespace(entry.id, context.words)
     if unknown is not None:
         message, close = unknown
         yield entry.source.error_at(
             UNKNOWN_NAMESPACE,
             ("id",),
             message,
-            f"{close}; a new one is added, with a description, to $defs/namespace of the entry"
-            " schema kb ships (tools/bottleneck_kb/schemas/, published to schema/ by kb schema)",
+            f"{close}; a family kb does not have is added, with a title and a description, to"
+            " kb.yaml's namespaces: (then kb schema entry > schema/entry.schema.json)",
         )

@@ -573,6 +573,40 @@ emitted(
     """,
 )
 emitted(
+    codes.BUILT_IN_WORD,
+    "built-in-word",
+    "config",
+    """
+    kb.yaml adds a namespace or class kb already has, or the reserved `fixtures`.
+
+    ## What it checks
+    That each namespace and class under `namespaces:` and `classes:` of kb.yaml is a word
+    kb does not have, named once; `fixtures` stays kb's own test fixtures'. The word is
+    left out; the others still count.
+    ## Why it matters
+    kb's own words mean the same in every knowledge base: a page, a filter or another
+    team's tool that reads `gemm` reads kb's GEMM family, whoever wrote the entry.
+    ## How to fix
+    Use kb's word as it is (drop it from kb.yaml), or name a family kb does not have.
+    ## Fails
+    ```yaml
+    # file: kb.yaml
+    namespaces:
+      - name: gemm
+        title: Our GEMMs
+        description: The GEMM kernels of our stack.
+    ```
+    ## Passes
+    ```yaml
+    # file: kb.yaml
+    namespaces:
+      - name: bench
+        title: Benchmarks
+        description: Whole-system benchmark harnesses.
+    ```
+    """,
+)
+emitted(
     codes.BAD_QUANTITY,
     "bad-quantity",
     "model",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from functools import cache
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -29,6 +29,10 @@ from ..core.diagnostics import Diagnostic, error
 from ..core.numbers import exact_number
 from ..core.text import suggest
 from ..source import Document
+from .words import BUILT_IN as BUILT_IN
+from .words import Word as Word
+from .words import Words as Words
+from .words import with_words
 
 ENTRY = "entry"
 HARDWARE = "hardware"
@@ -69,16 +73,17 @@ ROOF_TABLE = "x-roof-table"
 _BASE_FORMULAS = ("flops", "bytes")
 
 
-@cache
-def schema(kind: str) -> dict[str, Any]:
+@lru_cache(maxsize=64)
+def schema(kind: str, words: Words = BUILT_IN) -> dict[str, Any]:
     """The schema of `kind`: the package's source, read from its data (an installed `kb`, a
     wheel or a pre-commit environment, carries its schemas and works in any folder), with
-    the `enum` of each `x-enum-keys-of` filled in and the parts the roof table writes. What
-    `kb` checks with and publishes."""
+    the `enum` of each `x-enum-keys-of` filled in and the parts the roof table writes, and
+    (the entry schema) a knowledge base's own namespaces and classes. What `kb` checks with
+    and publishes."""
     source = _source(f"{kind}.schema.json")
     roofs = source.get("$defs", {}).get("roof", {}).get("x-roofs", [])
     with_enums: dict[str, Any] = _with_roofs(_with_enums(source), roofs)
-    return with_enums
+    return with_words(with_enums, words) if kind == ENTRY else with_enums
 
 
 def roofs() -> list[dict[str, Any]]:
@@ -157,11 +162,11 @@ def _after(mapping: dict[str, Any], key: str, added: dict[str, Any]) -> dict[str
     return result
 
 
-def schema_text(kind: str) -> str:
+def schema_text(kind: str, words: Words = BUILT_IN) -> str:
     """The published text of `kind`'s schema: what `kb schema` prints, for a knowledge base
     to write in its schema/ folder (this repository's is held to it by a test). Generated
     from `schema`, never edited: the source is the package's file."""
-    return published_text(schema(kind))
+    return published_text(schema(kind, words))
 
 
 def published_text(document: Mapping[str, Any]) -> str:
@@ -222,44 +227,44 @@ def _keys_at(address: str) -> list[str]:
     return list(node)
 
 
-@cache
-def _fast_validator(kind: str) -> Any:
+@lru_cache(maxsize=64)
+def _fast_validator(kind: str, words: Words = BUILT_IN) -> Any:
     import jsonschema_rs
 
-    return jsonschema_rs.Draft202012Validator(schema(kind))
+    return jsonschema_rs.Draft202012Validator(schema(kind, words))
 
 
-@cache
-def _reference_validator(kind: str) -> Any:
+@lru_cache(maxsize=64)
+def _reference_validator(kind: str, words: Words = BUILT_IN) -> Any:
     import jsonschema
 
-    return jsonschema.Draft202012Validator(schema(kind))
+    return jsonschema.Draft202012Validator(schema(kind, words))
 
 
-def is_valid(kind: str, data: Any) -> bool:
+def is_valid(kind: str, data: Any, words: Words = BUILT_IN) -> bool:
     """The fast verdict."""
-    return bool(_fast_validator(kind).is_valid(data))
+    return bool(_fast_validator(kind, words).is_valid(data))
 
 
-def validate(kind: str, document: Document) -> list[Diagnostic]:
+def validate(kind: str, document: Document, words: Words = BUILT_IN) -> list[Diagnostic]:
     """Located diagnostics for every schema problem of `document`; [] when it is valid. A
     file written to an earlier version of the schema gets one diagnostic, at its top, that
     says which and how to upgrade; a placeholder where a value of a set form belongs is said
     as a placeholder (see `placeholders`)."""
-    if is_valid(kind, document.data):
+    if is_valid(kind, document.data, words):
         return []
     version = versions.written_to(kind, document.data)
     if version is not None:
         return [_earlier_version(kind, version, document)]
     # Where the two regex dialects differ (Python's `$` also matches before a final line
     # break), the reference validator may find nothing: the fast one's verdict still stands.
-    found = located_errors(kind, document) or [
+    found = located_errors(kind, document, words) or [
         document.error_at(
             BAD_FORM,
             tuple(problem.instance_path),
             f"{_name(tuple(problem.instance_path))}: {_clean(problem.message)}",
         )
-        for problem in _fast_validator(kind).iter_errors(document.data)
+        for problem in _fast_validator(kind, words).iter_errors(document.data)
     ]
     return _placeholders_said(kind, document, found)
 
@@ -297,11 +302,11 @@ def _earlier_version(kind: str, version: int, document: Document) -> Diagnostic:
     )
 
 
-def located_errors(kind: str, document: Document) -> list[Diagnostic]:
+def located_errors(kind: str, document: Document, words: Words = BUILT_IN) -> list[Diagnostic]:
     """The reference validator's errors, each turned into diagnostics at the right key or value."""
     found: list[Diagnostic] = []
-    for problem in _reference_validator(kind).iter_errors(document.data):
-        found.extend(_located(problem, document, schema(kind)))
+    for problem in _reference_validator(kind, words).iter_errors(document.data):
+        found.extend(_located(problem, document, schema(kind, words)))
     return found
 
 
@@ -505,6 +510,7 @@ from .publish import schema_line as schema_line  # noqa: E402
 from .publish import stale as stale  # noqa: E402
 from .publish import unpublished as unpublished  # noqa: E402
 from .vocabularies import bound_by_values as bound_by_values  # noqa: E402
+from .vocabularies import built_in_words as built_in_words  # noqa: E402
 from .vocabularies import default_dtype as default_dtype  # noqa: E402
 from .vocabularies import documented as documented  # noqa: E402
 from .vocabularies import is_id as is_id  # noqa: E402

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..source import read_file
 from . import ENTRY, FILE_KINDS, HARDWARE, MODEL, published_text, schema
+from .words import BUILT_IN, Words
 
 
 def schema_line(root: Path, relative_path: str, kind: str) -> str | None:
@@ -45,22 +46,25 @@ def published_path(kind: str) -> str:
     return f"schema/{kind}.schema.json"
 
 
-def stale(root: Path, kinds: frozenset[str]) -> dict[str, tuple[int, int]]:
-    """The `kinds` whose published schema at `root` is not the schema kb checks with (another
-    JSON document, or none that reads: a copy from another version of kb, edited by hand),
-    each with the line and column where its text first departs from that schema's."""
+def stale(root: Path, kinds: frozenset[str], words: Words = BUILT_IN) -> dict[str, tuple[int, int]]:
+    """The `kinds` whose published schema at `root` is not the schema kb checks with (with
+    the knowledge base's own `words`; another JSON document, or none that reads: a copy from
+    another version of kb, edited by hand), each with the line and column where its text
+    first departs from that schema's."""
     found = {}
     for kind in sorted(kinds):
         # Read as entries are: not through a link out of the repository, nor past the size
         # limit, nor a FIFO.
         raw, _ = read_file(root / published_path(kind), published_path(kind), root)
         try:
-            same = raw is not None and json.loads(raw, object_pairs_hook=_once) == schema(kind)
+            same = raw is not None and json.loads(raw, object_pairs_hook=_once) == schema(
+                kind, words
+            )
         except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past Python's stack
             same = False
         if not same:
             text = "" if raw is None else raw.decode("utf-8", "replace")
-            found[kind] = _first_difference(text, published_text(schema(kind)))
+            found[kind] = _first_difference(text, published_text(schema(kind, words)))
     return found
 
 

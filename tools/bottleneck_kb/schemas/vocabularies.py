@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from ..core.text import suggest
 from . import ENTRY, schema
+from .words import BUILT_IN, Words
 
 
 def documented(node: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
@@ -47,27 +48,41 @@ def is_id(kind: str, text: str) -> bool:
     )
 
 
-def unknown_namespace(entry_id: str) -> tuple[str, str] | None:
+def unknown_namespace(entry_id: str, words: Words = BUILT_IN) -> tuple[str, str] | None:
     """(message, did-you-mean) when the namespace of `entry_id` is not one the entry schema
-    documents, else None. The namespaces suggested are those open to entries."""
+    documents (with a knowledge base's own `words`), else None. The namespaces suggested are
+    those open to entries."""
     namespace = entry_id.partition("/")[0]
-    if namespace in vocabulary(ENTRY, "namespace"):
+    if namespace in vocabulary(ENTRY, "namespace", words):
         return None
-    return f"'{namespace}' is not a namespace", suggest(namespace, open_namespaces(), "namespaces")
+    return f"'{namespace}' is not a namespace", suggest(
+        namespace, open_namespaces(words), "namespaces"
+    )
 
 
-@cache
-def open_namespaces() -> tuple[str, ...]:
+@lru_cache(maxsize=64)
+def open_namespaces(words: Words = BUILT_IN) -> tuple[str, ...]:
     """The namespaces a new entry may take: not those the schema marks `x-reserved` (kb's own
     test fixtures), which `kb check` reads but `kb new` does not offer."""
-    options = schema(ENTRY)["$defs"]["namespace"]["oneOf"]
+    options = schema(ENTRY, words)["$defs"]["namespace"]["oneOf"]
     return tuple(option["const"] for option in options if not option.get("x-reserved"))
 
 
-@cache
-def vocabulary(kind: str, definition: str) -> tuple[str, ...]:
-    """The values `$defs/<definition>` of `kind`'s schema allows (namespaces, device figures)."""
-    return _consts(schema(kind)["$defs"][definition])
+@lru_cache(maxsize=64)
+def vocabulary(kind: str, definition: str, words: Words = BUILT_IN) -> tuple[str, ...]:
+    """The values `$defs/<definition>` of `kind`'s schema allows (namespaces, device figures),
+    with a knowledge base's own `words`."""
+    return _consts(schema(kind, words)["$defs"][definition])
+
+
+def built_in_words() -> dict[str, dict[str, tuple[str, str]]]:
+    """kb's own namespaces and classes, each with its title and description: what a knowledge
+    base's kb.yaml may not redefine."""
+    entry = schema(ENTRY)
+    return {
+        "namespaces": documented(entry["$defs"]["namespace"]),
+        "classes": documented(entry["properties"]["class"]),
+    }
 
 
 @cache

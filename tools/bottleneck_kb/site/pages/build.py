@@ -102,6 +102,7 @@ def build_site(root: Path, options: Options) -> Site:
             linking,
             explorable,
             featured,
+            kb.config.words,
         )
         for alias in entry.aliases:
             if alias not in views:
@@ -117,7 +118,7 @@ def build_site(root: Path, options: Options) -> Site:
     for device in devices:
         site.pages[device_page(device.id)] = render_device(device, entries, views, links)
     site.pages[ENTRIES_BY_CLASS] = render_entry_index(
-        entries, views, devices, links, "class", featured
+        entries, views, devices, links, "class", featured, kb.config.words
     )
     site.pages[ENTRIES_BY_BOUND] = render_entry_index(
         entries, views, devices, links, "bound_by", featured

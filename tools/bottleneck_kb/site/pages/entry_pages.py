@@ -16,7 +16,7 @@ from ...knowledge.addresses import (
 )
 from ...records.device import Device
 from ...records.entry import Entry, Symbol
-from ...schemas import ENTRY, documented, schema
+from ...schemas import BUILT_IN, ENTRY, Words, documented, schema
 from .. import charts
 from ..explorer import explorer_block
 from ..formula_js import js_literal
@@ -60,11 +60,12 @@ def render_entry(
     linking: Mapping[str, Sequence[tuple[Entry, str]]],
     explorable: bool,
     featured: Sequence[str] = (),
+    words: Words = BUILT_IN,
 ) -> str:
     here = entry_page(entry.id)
     names = {d.id: d.name for d in devices}
     by_id = {d.id: d for d in devices}
-    classes, bounds = schema_titles(ENTRY, "class"), schema_titles(ENTRY, "bound_by")
+    classes, bounds = schema_titles(ENTRY, "class", words), schema_titles(ENTRY, "bound_by")
     body = [
         f'<h1 id="kb-title">{inline(entry.title)}</h1>',
         '<p class="kb-tags">'

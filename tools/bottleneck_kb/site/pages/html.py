@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...records.fields import dtype_traits, parameter_dimension
-from ...schemas import documented, schema
+from ...schemas import BUILT_IN, Words, documented, schema
 from .. import mathml
 from ..prose import text
 
@@ -133,11 +133,11 @@ def dtype_names(dtypes: Iterable[str]) -> list[str]:
     return [t for t in dtype_traits() if t in present]
 
 
-def schema_titles(kind: str, key: str) -> dict[str, str]:
-    """The titles the schema gives each allowed value of `key`."""
-    return {
-        value: title for value, (title, _) in documented(schema(kind)["properties"][key]).items()
-    }
+def schema_titles(kind: str, key: str, words: Words = BUILT_IN) -> dict[str, str]:
+    """The titles the schema (with a knowledge base's own `words`) gives each allowed value
+    of `key`."""
+    node = schema(kind, words)["properties"][key]
+    return {value: title for value, (title, _) in documented(node).items()}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from ...knowledge.addresses import (
 )
 from ...records.device import Device
 from ...records.entry import Entry
-from ...schemas import ENTRY
+from ...schemas import BUILT_IN, ENTRY, Words
 from ..prose import text
 from ..view import (
     EntryView,
@@ -31,11 +31,13 @@ def render_entry_index(
     links: Links,
     key: str,
     featured: Sequence[str] = (),
+    words: Words = BUILT_IN,
 ) -> str:
     """Each entry with its verdicts summed over the catalog and its lower bound on the
-    featured devices (every device's is on the entry's page): a table that fits the column."""
+    featured devices (every device's is on the entry's page): a table that fits the column.
+    Classes are titled as the schema, with the knowledge base's own `words`, titles them."""
     page = ENTRIES_BY_CLASS if key == "class" else ENTRIES_BY_BOUND
-    titles = schema_titles(ENTRY, key)
+    titles = schema_titles(ENTRY, key, words)
     group: Callable[[Entry], str] = (lambda e: e.cls) if key == "class" else (lambda e: e.bound_by)
     other = "by bound" if key == "class" else "by class"
     by_id = {d.id: d for d in devices}
