@@ -137,6 +137,37 @@ def test_the_installed_kb_runs_outside_the_repository(
     assert version.stdout == f"kb, version {VERSION}\n"
 
 
+def test_the_installed_kb_starts_a_bare_knowledge_base_and_upgrades_an_old_one(
+    installed: Path, tmp_path: Path
+) -> None:
+    """A release's promises, from the wheel: a new knowledge base starts and checks; files
+    written to the last release's schemas (version 1) are told what to run, and upgrade."""
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    started = run([installed / "kb", "new", "--hardware", "our-device", "--root", bare], bare)
+    assert started.returncode == 0, started.stderr
+    checked = run([installed / "kb", "check"], bare)
+    # The skeleton's placeholders, each said: a bare knowledge base checks, and fails on them.
+    assert checked.returncode == 1
+    assert {line.split()[1] for line in checked.stdout.splitlines() if ": KB" in line} == {
+        "KB017"
+    }
+
+    old = tmp_path / "old"
+    shutil.copytree(REPOSITORY / "tests" / "fixtures" / "version-1", old)
+    before = run([installed / "kb", "check"], old)
+    assert before.returncode == 1
+    assert [line.split()[1] for line in before.stdout.splitlines() if ": KB" in line] == [
+        "KB106"
+    ] * 4
+    upgraded = run([installed / "kb", "fmt", "--upgrade"], old)
+    assert upgraded.returncode == 0, upgraded.stderr
+    after = run([installed / "kb", "check"], old)
+    codes = {line.split()[1] for line in after.stdout.splitlines() if ": KB" in line}
+    # What is left is what only a person knows (and entries naming devices that still hold it).
+    assert codes == {"KB015", "KB017", "KB204"}, after.stdout
+
+
 def test_the_installed_kb_checks_against_a_catalog_it_does_not_copy(
     installed: Path, knowledge_base: Path
 ) -> None:
