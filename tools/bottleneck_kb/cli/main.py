@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from .check import check
+from .diff import diff_command
 from .estimate import estimate_command
 from .evaluate import eval_command
 from .fmt import fmt
@@ -116,5 +117,15 @@ def main() -> None:
     """Bottleneck KB: a knowledge base of ML-systems performance bottlenecks."""
 
 
-for _command in (check, eval_command, estimate_command, hardware, rules, fmt, schema_command, new):
+for _command in (
+    check,
+    diff_command,
+    eval_command,
+    estimate_command,
+    hardware,
+    rules,
+    fmt,
+    schema_command,
+    new,
+):
     main.add_command(_command)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 #: The kinds of result that commands report (`report.CHECK` ...), spelt here so that
 #: `kb --help` need not import the reporters.
-CHECK, EVALUATION, HARDWARE, ESTIMATE = "check", "eval", "hardware", "estimate"
+CHECK, EVALUATION, HARDWARE, ESTIMATE, DIFF = "check", "eval", "hardware", "estimate", "diff"
 
 
 def is_root(folder: Path) -> bool:

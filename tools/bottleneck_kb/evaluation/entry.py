@@ -232,8 +232,11 @@ def evaluate_parsed(
     basis: Basis = DATASHEET,
     symbolic: bool = True,
     broken: Mapping[str, str] | None = None,
+    brief: bool = False,
 ) -> EntryEvaluation:
-    """`evaluate_entry` of an entry already parsed (`evaluator`)."""
+    """`evaluate_entry` of an entry already parsed (`evaluator`); `brief`, only the results,
+    the checks and the measurements (what `kb diff` compares), without the crossovers, the
+    workarounds' effects and the expected times, which are most of the work."""
     entry, formulas = evaluator.entry, evaluator.formulas
     overrides = dict(overrides or {})
     check_overrides(entry, overrides)
@@ -256,7 +259,7 @@ def evaluate_parsed(
     allowance = Allowance(BISECTION_BUDGET)
     swept = [
         found
-        for symbol in entry.scales_with
+        for symbol in (() if brief else entry.scales_with)
         if symbol.symbol in formulas.symbols
         and (found := crossovers(evaluator, devices, symbol.symbol, overrides, basis, allowance))
         is not None
@@ -265,7 +268,7 @@ def evaluate_parsed(
         device.id: [c for found in swept for c in found[i]] for i, device in enumerate(devices)
     }
     effects = []
-    for index, workaround in enumerate(entry.workarounds):
+    for index, workaround in enumerate(() if brief else entry.workarounds):
         if workaround.model is None:
             continue
         settings = evaluator.values(overrides, index)
@@ -322,7 +325,7 @@ def evaluate_parsed(
     expected = {
         d.id: time
         for d, r in zip(devices, results, strict=True)
-        if (time := expected_time(evaluator, d, r, overrides)) is not None
+        if not brief and (time := expected_time(evaluator, d, r, overrides)) is not None
     }
     return EntryEvaluation(
         entry_id=entry.id,

@@ -15,6 +15,7 @@ CHECK = "check"
 EVALUATION = "eval"
 HARDWARE = "hardware"
 ESTIMATE = "estimate"
+DIFF = "diff"
 
 Reporter = Callable[[Any], str]
 REPORTERS: dict[str, dict[str, Reporter]] = {
@@ -22,6 +23,7 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
     EVALUATION: {},
     HARDWARE: {},
     ESTIMATE: {},
+    DIFF: {},
 }
 
 
@@ -60,4 +62,4 @@ def aligned_columns(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 # Importing a reporter module registers its formats.
-from . import check, estimate, evaluation, hardware  # noqa: E402, F401
+from . import check, diff, estimate, evaluation, hardware  # noqa: E402, F401
