@@ -66,6 +66,14 @@ def test_a_file_of_todays_shape_with_one_mistake_hears_exactly_that(kb_root: Pat
     ]
 
 
+def test_kb_fmt_without_upgrade_leaves_an_old_file_and_says_what_to_run(old_kb: Path) -> None:
+    before = {path: (old_kb / path).read_text() for path in FILES}
+    result = run("fmt", "--root", str(old_kb))
+    assert result.exit_code == 1
+    assert result.output.count("KB106 written to version 1 of the") == len(FILES)
+    assert {path: (old_kb / path).read_text() for path in FILES} == before
+
+
 def test_the_upgrade_keeps_every_value_and_comment(old_kb: Path) -> None:
     before = {path: (old_kb / path).read_text() for path in FILES}
     result = run("fmt", "--upgrade", "--root", str(old_kb))

@@ -198,7 +198,11 @@ def format_text(
             error(SYNTAX, display, line, col, f"cannot be formatted: {said}".splitlines()[0])
         ) from None
     expected = document.data
-    version = _earlier_version(kind, document.data) if upgrade else None
+    version = _earlier_version(kind, document.data)
+    if version is not None and not upgrade:
+        # Today's key order laid over an earlier shape is no canonical form: the file is
+        # told what `kb check` tells it.
+        raise _Refused(schemas.validate(kind, document)[0])
     if version is not None:
         upgrade_tree(kind, version, tree)
         expected = _upgraded_data(yaml_rt, tree, document.data, display)
