@@ -49,14 +49,17 @@ def headline(found: Diff) -> str:
     """What moves, in one sentence of kb's own words and counts (nothing a file wrote)."""
     parts = []
     if found.verdicts:
-        parts.append(f"{_count(len(found.verdicts), 'verdict')} flip")
+        parts.append(
+            f"{_count(len(found.verdicts), 'verdict')} flip{'s' * (len(found.verdicts) == 1)}"
+        )
     moved = [
         _count(len(found.times), "lower bound"),
         _count(len(found.estimates), "estimate"),
     ]
     if found.times or found.estimates:
         said = " and ".join(m for m in moved if not m.startswith("0 "))
-        parts.append(f"{said} move by more than {found.threshold * 100:.4g}%")
+        one = len(found.times) + len(found.estimates) == 1
+        parts.append(f"{said} move{'s' * one} by more than {found.threshold * 100:.4g}%")
     for what, turns in (("check", found.checks), ("measurement", found.measurements)):
         failing = sum(not t.after for t in turns)
         if failing:
@@ -109,7 +112,7 @@ def _rows(found: Diff) -> list[tuple[str, list[str], list[list[str]]]]:
                 "device",
                 what,
                 "before",
-                "now",
+                "detail",
             ]
             chosen = [t for t in items if t.after is after]
             sections.append((f"{title} that {verb}", header, turns(chosen)))
@@ -158,7 +161,15 @@ def as_text(found: Diff) -> str:
                 )
     for title, header, rows in _rows(found):
         lines += ["", f"{title}:"]
-        lines += ["  " + one_line(line) for line in aligned_columns(header, rows)]
+        # A detail or a reason is prose: on its own line below its row.
+        prose = header[-1] in ("detail", "why")
+        shown = aligned_columns(header[:-1], [r[:-1] for r in rows]) if prose else None
+        if shown is None:
+            lines += ["  " + one_line(line) for line in aligned_columns(header, rows)]
+            continue
+        lines += ["  " + one_line(line) for line in shown[:2]]
+        for line, row in zip(shown[2:], rows, strict=True):
+            lines += ["  " + one_line(line), "      " + one_line(row[-1])]
     if found.unread:
         lines += ["", "Files of the merge base not read:"]
         lines += [one_line(f"  {path} {why}") for path, why in found.unread.items()]
