@@ -32,8 +32,9 @@ from statistics import median
 
 import yaml
 
-from bottleneck_kb.site.pages.build import build_site
-from bottleneck_kb.site.pages.html import STYLESHEET, Options
+from bottleneck_kb.site.address import repository_address
+from bottleneck_kb.site.files import write_site
+from bottleneck_kb.site.pages.html import Options
 
 sys.path.insert(0, str(Path(__file__).parent))
 from synthetic import make_knowledge_base
@@ -66,23 +67,19 @@ def mkdocs_build(config: Path) -> float:
 
 
 def plain_files(root: Path) -> Path:
-    """The generated pages and assets written out as files, beside the hand-written pages,
-    and a configuration that builds them without the plugin; returns that configuration."""
+    """The generated pages and assets written out as files beside the hand-written pages (as
+    `kb site` writes them), and a configuration that builds them without the plugin; returns
+    that configuration. (MkDocs leaves their links relative to their files, which the plugin
+    would make relative to their URLs: the same work, links aside.)"""
     config = yaml.safe_load((root / "mkdocs.yml").read_text("utf-8"))
-    edit_url = next(
-        p["bottleneck-kb"]["edit_url"] for p in config["plugins"] if isinstance(p, dict)
-    )
-    site = build_site(root, Options(config["site_url"], edit_url, True, root / CACHE))
-    docs = root / "plain-docs"
-    shutil.copytree(root / "site", docs)
-    for path, content in (*site.pages.items(), *site.assets.items()):
-        (docs / path).parent.mkdir(parents=True, exist_ok=True)
-        (docs / path).write_text(content, encoding="utf-8")
+    address = repository_address()
+    options = Options(address.site_url, address.edit_url, True, root / CACHE)
+    write_site(root, root / "plain-docs", options, root / "site")
     config.update(
         docs_dir="plain-docs",
         site_dir="build/plain-site",
+        site_url=address.site_url,
         plugins=["search"],
-        extra_css=[STYLESHEET],
     )
     plain = root / "plain.yml"
     plain.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")

@@ -235,9 +235,12 @@ def built(knowledge_base: KnowledgeBase, tmp_path_factory: pytest.TempPathFactor
         block = explorer_block(entry, relative, explorable(entry))
         (folder / "index.html").write_text(_page("entry", block), "utf-8")
     (site / "compare").mkdir()
+
+    def compare(path: str) -> str:  # for the page's markup and for its script alike
+        return posixpath.relpath(path, "compare")
+
     (site / "compare" / "index.html").write_text(
-        _page("compare", compare_body(entries, lambda p: posixpath.relpath(p, "compare"), parsed)),
-        "utf-8",
+        _page("compare", compare_body(entries, compare, compare, parsed)), "utf-8"
     )
     return site
 

@@ -38,6 +38,7 @@ from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 from bottleneck_kb.schemas import ENTRY, HARDWARE, schema
 from bottleneck_kb.site import charts, export
 from bottleneck_kb.site import view as model_view
+from bottleneck_kb.site.address import repository_address
 from bottleneck_kb.site.cache import ViewCache, default_folder
 from bottleneck_kb.site.pages.build import build_site
 from bottleneck_kb.site.pages.html import Options
@@ -432,7 +433,7 @@ def test_published_schemas_carry_their_address_as_id(built: Path) -> None:
         (export.KIND, export.export_schema()),
     ):
         published = json.loads((built / "schema" / f"{kind}.schema.json").read_text("utf-8"))
-        assert published["$id"] == f"https://bottleneck-kb.example/schema/{kind}.schema.json"
+        assert published["$id"] == f"{repository_address().site_url}schema/{kind}.schema.json"
         assert {k: v for k, v in published.items() if k != "$id"} == {
             k: v for k, v in original.items() if k != "$id"
         }

@@ -22,6 +22,7 @@ from .hardware import hardware
 from .new import new
 from .rules import rules
 from .schema import schema_command
+from .site import site_command
 
 if TYPE_CHECKING:
     from ..core.errors import KBError
@@ -126,6 +127,7 @@ for _command in (
     rules,
     fmt,
     schema_command,
+    site_command,
     new,
 ):
     main.add_command(_command)

@@ -192,12 +192,16 @@ def explorer_block(entry: Entry, asset_url: Callable[[str], str], explorable: bo
 
 
 def compare_body(
-    entries: Sequence[Entry], asset_url: Callable[[str], str], parsed: Mapping[str, Parsed]
+    entries: Sequence[Entry],
+    asset_url: Callable[[str], str],
+    run_time_url: Callable[[str], str],
+    parsed: Mapping[str, Parsed],
 ) -> str:
     """The compare page's content: a placeholder listing the entries a reader may pick (those
-    whose formulas parse), with where each one's script is; the script loads those picked."""
+    whose formulas parse), with where each one's script is (`run_time_url`: the script loads
+    those picked, from the page's URL); `asset_url` for the page's own tags."""
     listed = [
-        {"id": e.id, "title": plain(e.title), "script": asset_url(script_path(e.id))}
+        {"id": e.id, "title": plain(e.title), "script": run_time_url(script_path(e.id))}
         for e in entries
         if parsed[e.path][0] is not None
     ]

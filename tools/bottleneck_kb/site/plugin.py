@@ -1,8 +1,10 @@
 """MkDocs adapter: hands the generated pages and assets to MkDocs at build time.
 
-Everything theme- or MkDocs-specific about the site is here and in mkdocs.yml; the pages
-themselves come from `pages`, which knows nothing of MkDocs. Moving to another generator
-(Zensical) means another adapter of this size.
+Everything MkDocs-specific about the site is here and in mkdocs.yml; the pages themselves
+come from `pages`, which knows nothing of MkDocs, as files `kb site DIR` writes for any
+builder (`files`). What MkDocs needs beyond them: the published address set from the
+repository's (`address`), and each generated page's addresses made relative to its URL
+(`Links.served`: MkDocs, unlike Zensical, leaves raw HTML's links as they are written).
 """
 
 from __future__ import annotations
@@ -20,29 +22,40 @@ from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 from ..core.diagnostics import Severity, located_line
-from ..core.outputs import OutputRefused, guard_output
+from ..core.errors import KBError
+from ..core.outputs import guard_output
 from ..knowledge.files import ENTRIES, HARDWARE
+from .address import Address, repository_address
 from .cache import default_folder
+from .files import generated, refuse_collision
 from .pages.build import build_site
-from .pages.html import PAGE_SCRIPT, STYLESHEET, Options
+from .pages.html import PAGE_SCRIPT, STYLESHEET, Links, Options
 
 _LOG = get_plugin_logger(__name__)
 
 
 class PluginConfig(Config):  # type: ignore[no-untyped-call]
     root = config_options.Optional(config_options.Type(str))
-    edit_url = config_options.Type(str, default="")
+    repository = config_options.Optional(config_options.Type(str))
     cache_dir = config_options.Type(str, default="")
 
 
 class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-call]
     """`plugins: [bottleneck-kb]` in mkdocs.yml. Options: `root` (the knowledge base, default
-    the folder of mkdocs.yml), `edit_url` (prefix of an entry's source path for its edit
-    link), `cache_dir` (evaluated entries kept between builds: by default a folder of the
-    user's cache, outside the checkout; a folder named here is relative to the root and must
-    lie inside the repository, untracked and reached through no link)."""
+    the folder of mkdocs.yml), `repository` (`OWNER/NAME` on GitHub, which sets `site_url`
+    and the entries' edit links; by default `KB_REPOSITORY`, else `GITHUB_REPOSITORY`, else
+    the project's own: `address`), `cache_dir` (evaluated entries kept between builds: by
+    default a folder of the user's cache, outside the checkout; a folder named here is
+    relative to the root and must lie inside the repository, untracked and reached through
+    no link)."""
+
+    _address: Address
+    #: The generated pages of the build, by their path below the docs folder.
+    _pages: frozenset[str] = frozenset()
+    _links: Links
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         # Before MkDocs empties the output folder (it does so after this event): a folder
@@ -53,8 +66,11 @@ class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-c
             guard_output(Path(config.site_dir), repository, "the site", named=named)
             if self.config.cache_dir:
                 guard_output(self._cache(config), repository, "the cache of views")
-        except OutputRefused as exc:
+            self._address = repository_address(self.config.repository)
+        except KBError as exc:
             raise PluginError(f"bottleneck-kb: {exc}") from None
+        # The canonical links, the sitemap and the schemas' $id: under the repository's site.
+        config.site_url = self._address.site_url
         if STYLESHEET not in config.extra_css:
             config.extra_css.append(STYLESHEET)
         if PAGE_SCRIPT not in config.extra_javascript:
@@ -82,8 +98,8 @@ class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-c
         site = build_site(
             root,
             Options(
-                site_url=config.site_url or "",
-                edit_url=self.config.edit_url,
+                site_url=self._address.site_url,
+                edit_url=self._address.edit_url,
                 directory_urls=config.use_directory_urls,
                 cache=self._cache(config),
             ),
@@ -94,16 +110,25 @@ class BottleneckKBPlugin(BasePlugin[PluginConfig]):  # type: ignore[no-untyped-c
         for diagnostic in site.diagnostics:
             report = _LOG.error if diagnostic.severity is Severity.ERROR else _LOG.info
             report("kb check: %s", located_line(diagnostic))
-        for path, content in (*site.pages.items(), *site.assets.items()):
-            # A page of the docs folder at a generated page's path would be lost without a
-            # word: one of the two must move.
-            if files.get_file_from_path(path) is not None:
-                raise PluginError(
-                    f"bottleneck-kb: {config.docs_dir}/{path} is where the site's generated "
-                    f"page {path} goes; move or rename that file"
-                )
+        try:
+            refuse_collision(
+                site, lambda path: files.get_file_from_path(path) is not None, config.docs_dir
+            )
+        except KBError as exc:
+            raise PluginError(f"bottleneck-kb: {exc}") from None
+        for path, content in generated(site).items():
             files.append(File.generated(config, path, content=content))
+        self._pages = frozenset(site.pages)
+        self._links = Links(config.use_directory_urls)
         return files
+
+    def on_page_content(
+        self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files
+    ) -> str:
+        # A generated page's addresses are relative to its file; MkDocs serves them as written.
+        if page.file.src_uri in self._pages:
+            return self._links.served(page.file.src_uri, html)
+        return html
 
 
 #: Configuration files followed through `INHERIT` before the site folder is taken as named.

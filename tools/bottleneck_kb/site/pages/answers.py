@@ -100,7 +100,7 @@ def entry_answer(
         d: {
             "name": devices[d].short_name,
             "title": devices[d].name,
-            "href": links.href(here, device_page(d)),
+            "href": links.at_run_time(here, links.url(device_page(d))),  # for kb-device.js
             "cells": row(d)[1:],
         }
         for d in results

@@ -113,7 +113,14 @@ def build_site(root: Path, options: Options) -> Site:
     site.assets.update(explorer_assets(entries, ordered, parsed))
     site.pages[COMPARE] = markdown_page(
         "Compare entries",
-        [compare_body(entries, lambda path: links.asset(COMPARE, path), parsed)],
+        [
+            compare_body(
+                entries,
+                partial(links.asset, COMPARE),
+                partial(links.at_run_time, COMPARE),
+                parsed,
+            )
+        ],
     )
     for device in devices:
         site.pages[device_page(device.id)] = render_device(device, entries, views, links)

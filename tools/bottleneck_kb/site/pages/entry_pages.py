@@ -661,7 +661,8 @@ def render_redirect(alias: str, entry_id: str, links: Links) -> tuple[str, str]:
     """A page at a former id that sends the reader to the entry's page."""
     old = entry_page(alias)
     path = links.url(old) + "index.html" if links.directory_urls else links.url(old)
-    href = links.href(old, entry_page(entry_id))
+    # A file served as it is, not a page a builder renders: from its own URL.
+    href = links.at_run_time(old, links.url(entry_page(entry_id)))
     target = text(href)
     # The fragment holds an explorer's state (a shared link): the script carries it over,
     # which a refresh cannot; the refresh is for readers without scripts.

@@ -9,6 +9,7 @@ computed here, relative, for MkDocs's directory URLs or plain `.html` URLs alike
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,12 @@ MATHML = "http://www.w3.org/1998/Math/MathML"
 
 
 class Links:
-    """Relative URLs between pages, as MkDocs will serve them."""
+    """Relative URLs between pages. An address in a page's markup (`href`, `src`) is relative
+    to the page's source file, as a link in Markdown is and as Zensical resolves one in raw
+    HTML; MkDocs takes raw HTML's addresses as they are, so its plugin makes them relative to
+    the page's own URL (`served`). An address a script follows when the page runs (in JSON,
+    in a data attribute) is left alone by both, so it is relative to the page's URL
+    (`at_run_time`)."""
 
     def __init__(self, directory_urls: bool) -> None:
         self.directory_urls = directory_urls
@@ -48,11 +54,46 @@ class Links:
         return self.asset(source, self.url(target)) + (f"#{anchor}" if anchor else "")
 
     def asset(self, source: str, path: str) -> str:
-        """From page `source` to the file or URL `path` below the site's root."""
+        """From page `source`'s file to the file or URL `path` below the site's root."""
+        return _relative(path, posixpath.dirname(source))
+
+    def at_run_time(self, source: str, path: str) -> str:
+        """From page `source`'s URL to the file or URL `path` below the site's root."""
+        return _relative(path, self._folder(source))
+
+    def _folder(self, source: str) -> str:
         url = self.url(source)
-        base = url.rstrip("/") if self.directory_urls else posixpath.dirname(url)
-        relative = posixpath.relpath(path or ".", base or ".")
-        return relative + "/" if path.endswith("/") or not path else relative
+        return url.rstrip("/") if self.directory_urls else posixpath.dirname(url)
+
+    def served(self, source: str, markup: str) -> str:
+        """`markup` of page `source` with each relative `href` and `src` of its tags made
+        relative to the page's URL rather than its file: the page as MkDocs must serve it."""
+        if self._folder(source) == posixpath.dirname(source):
+            return markup  # an index page, or plain `.html` URLs: the same folder
+
+        def attribute(found: re.Match[str]) -> str:
+            value = found["value"]
+            if not value or value.startswith(("#", "/")) or ":" in value.split("/")[0]:
+                return found[0]  # a fragment, a path from the host's root, or a URL
+            cut = min((i for i in (value.find("#"), value.find("?")) if i >= 0), default=len(value))
+            path, rest = value[:cut], value[cut:]
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(source), path))
+            shown = _relative(target + ("/" if path.endswith("/") else ""), self._folder(source))
+            return f'{found["name"]}="{shown}{rest}"'
+
+        return _TAG.sub(lambda tag: _ADDRESS.sub(attribute, tag[0]), markup)
+
+
+#: A tag of the page's markup (text's `<` is `&lt;`), and an address among its attributes
+#: (the site's markup quotes every attribute with `"`).
+_TAG = re.compile(r"<[A-Za-z][^<>]*>")
+_ADDRESS = re.compile(r'(?<=\s)(?P<name>href|src)="(?P<value>[^"]*)"')
+
+
+def _relative(path: str, base: str) -> str:
+    """The file or URL `path` below the site's root, from the folder `base`."""
+    relative = posixpath.relpath(path or ".", base or ".")
+    return relative + "/" if path.endswith("/") or not path else relative
 
 
 def markdown_page(title: str, body: Iterable[str]) -> str:

@@ -3,7 +3,6 @@ device."""
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Sequence
 
 from ...knowledge.addresses import (
@@ -44,8 +43,9 @@ def render_entry_index(
     shown = [by_id[d] for d in featured if d in by_id]
     body = [
         "# Entries " + ("by class" if key == "class" else "by what bounds them"),
-        f"{len(entries)} entries. See them also [{other}]"
-        f"({posixpath.basename(ENTRIES_BY_BOUND if key == 'class' else ENTRIES_BY_CLASS)}). "
+        f"{len(entries)} entries. See them also "
+        f'<a href="{links.href(page, ENTRIES_BY_BOUND if key == "class" else ENTRIES_BY_CLASS)}">'
+        f"{other}</a>. "
         "Verdicts are the roofline's at each entry's typical values, on every device of the "
         "catalog; the lower bound is on the featured devices (each entry's page has every "
         "device's). A column's heading sorts by it.",
