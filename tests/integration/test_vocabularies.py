@@ -124,9 +124,7 @@ def test_kb_new_offers_and_takes_the_words(own: Path) -> None:
 def test_the_site_titles_the_new_class(own: Path) -> None:
     (own / CONFIG_FILE).write_text(WORDS)
     site = build_site(own, Options())
-    assert 'href="../#fused_kernel">class: Fused kernel</a>' in site.pages[
-        "entries/bench/fused.md"
-    ]
+    assert 'href="../#fused_kernel">class: Fused kernel</a>' in site.pages["entries/bench/fused.md"]
     assert "Fused kernel" in site.pages[ENTRIES_BY_CLASS]
 
 
