@@ -18,6 +18,7 @@ from bottleneck_kb import schemas
 from bottleneck_kb.maths.formula import FUNCTIONS
 
 from ..conftest import REPOSITORY, copy_repository
+from .conftest import RepositorySite
 
 BIN = Path(sys.executable).parent
 GUIDE = (REPOSITORY / "CONTRIBUTING.md").read_text(encoding="utf-8")
@@ -132,18 +133,12 @@ def test_the_field_table_is_the_schemas() -> None:
 
 
 @pytest.mark.slow
-def test_the_site_includes_the_guide(tmp_path: Path) -> None:
+def test_the_site_includes_the_guide(repository_site: RepositorySite) -> None:
     include = (REPOSITORY / "site" / "contributing.md").read_text(encoding="utf-8")
     assert include.strip() == '--8<-- "CONTRIBUTING.md"'
-    built = subprocess.run(
-        [str(BIN / "mkdocs"), "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=REPOSITORY,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    built, folder = repository_site
     assert built.returncode == 0, built.stderr
-    page = (tmp_path / "site" / "contributing" / "index.html").read_text(encoding="utf-8")
+    page = (folder / "contributing" / "index.html").read_text(encoding="utf-8")
     assert "Add an entry in five steps" in page
     assert "kb new gemm/decode-weight-stream" in page
 

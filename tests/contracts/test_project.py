@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import REPOSITORY, imported_by_check
+from .conftest import RepositorySite
 
 #: Every test here starts processes, lints or builds: the slow tier.
 pytestmark = pytest.mark.slow
@@ -49,15 +50,8 @@ def test_mypy_strict_is_clean(tmp_path: Path) -> None:
     assert typed.returncode == 0, typed.stdout
 
 
-def test_mkdocs_site_builds(tmp_path: Path) -> None:
-    out = tmp_path / "site"
-    build = subprocess.run(
-        [BIN / "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=REPOSITORY,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def test_mkdocs_site_builds(repository_site: RepositorySite) -> None:
+    build, out = repository_site
     assert build.returncode == 0, build.stderr
     assert "Contributing an entry" in (out / "contributing" / "index.html").read_text("utf-8")
 
