@@ -670,7 +670,15 @@ def test_an_entry_kb_check_passes_that_its_page_cannot_evaluate_fails_a_strict_b
 
 
 @pytest.mark.slow
-def test_adding_an_entry_file_adds_its_page_rows_dots_and_record(tmp_path: Path) -> None:
+def test_adding_an_entry_file_or_a_model_file_adds_its_pages_rows_dots_and_record(
+    tmp_path: Path,
+) -> None:
+    """A new entry is one YAML file: its page, its rows in the indexes, its dots on every
+    device that can run it, its record in the export. So is a new model of a known kind: its
+    page, the models' index and the export have it. (Both are added to one copy, so that the
+    copy is built twice, not three times.)"""
+    from .test_estimate import INVENTED_MOE
+
     root = copy_repository(tmp_path / "repository")
     site = build(root)
     before = {p.relative_to(site) for p in site.rglob("*.html")}
@@ -683,10 +691,15 @@ def test_adding_an_entry_file_adds_its_page_rows_dots_and_record(tmp_path: Path)
         encoding="utf-8",
     )
 
+    (root / "models" / "invented-moe-16x1b.yaml").write_text(INVENTED_MOE, encoding="utf-8")
+
     site = build(root)
 
     after = {p.relative_to(site) for p in site.rglob("*.html")}
-    assert after - before == {Path(f"entries/{new_id}/index.html")}
+    assert after - before == {
+        Path(f"entries/{new_id}/index.html"),
+        Path("models/invented-moe-16x1b/index.html"),
+    }
     for index in ("entries/index.md", "entries/bound-by.md"):
         page = page_file(site, index).read_text("utf-8")
         folder = page_file(site, index).parent.relative_to(site).as_posix()
@@ -702,6 +715,11 @@ def test_adding_an_entry_file_adds_its_page_rows_dots_and_record(tmp_path: Path)
         ]
     document = json.loads((site / "export" / "knowledge-base.json").read_text("utf-8"))
     assert new_id in [e["id"] for e in document["entries"]]
+    page = page_file(site, "models/invented-moe-16x1b.md").read_text("utf-8")
+    assert "Invented MoE 16x1B" in page and "moe/grouped-expert-gemm" in page
+    index = page_file(site, "models/index.md").read_text("utf-8")
+    assert "Invented MoE 16x1B" in index
+    assert "invented-moe-16x1b" in [m["id"] for m in document["models"]]
 
 
 # --- in the browser ---------------------------------------------------------------------------
@@ -1341,23 +1359,6 @@ def test_the_export_carries_each_model_with_its_estimate(built: Path, kb_copy: P
     assert record["estimate"]["deployment"]["tp"] == 8
     h100 = next(r for r in record["estimate"]["results"] if r["device"] == "nvidia-h100-sxm")
     assert h100["weights_bytes"] == 141_107_412_992
-
-
-@pytest.mark.slow
-def test_an_invented_moe_model_is_found_in_every_output(tmp_path: Path) -> None:
-    """A new model of a known kind is one YAML file: kb check, kb estimate, its page, the
-    models' index and the export all have it."""
-    from .test_estimate import INVENTED_MOE
-
-    root = copy_repository(tmp_path / "repository")
-    (root / "models" / "invented-moe-16x1b.yaml").write_text(INVENTED_MOE, encoding="utf-8")
-    site = build(root)
-    page = page_file(site, "models/invented-moe-16x1b.md").read_text("utf-8")
-    assert "Invented MoE 16x1B" in page and "moe/grouped-expert-gemm" in page
-    index = page_file(site, "models/index.md").read_text("utf-8")
-    assert "Invented MoE 16x1B" in index
-    document = json.loads((site / "export" / "knowledge-base.json").read_text("utf-8"))
-    assert "invented-moe-16x1b" in [m["id"] for m in document["models"]]
 
 
 def _explored(page: Any) -> dict[str, list[float]]:
