@@ -149,9 +149,7 @@ def test_the_installed_kb_starts_a_bare_knowledge_base_and_upgrades_an_old_one(
     checked = run([installed / "kb", "check"], bare)
     # The skeleton's placeholders, each said: a bare knowledge base checks, and fails on them.
     assert checked.returncode == 1
-    assert {line.split()[1] for line in checked.stdout.splitlines() if ": KB" in line} == {
-        "KB017"
-    }
+    assert {line.split()[1] for line in checked.stdout.splitlines() if ": KB" in line} == {"KB017"}
 
     old = tmp_path / "old"
     shutil.copytree(REPOSITORY / "tests" / "fixtures" / "version-1", old)
