@@ -157,7 +157,7 @@ def test_a_device_with_an_error_comes_first_and_entries_point_to_it_once(kb_root
     pointer = (
         "device 'nvidia-h100-sxm' is defined in hardware/nvidia-h100-sxm.yaml, which has errors"
     )
-    assert found[0][:4] == ("hardware/nvidia-h100-sxm.yaml", 12, 17, "KB301")
+    assert found[0][:4] == ("hardware/nvidia-h100-sxm.yaml", 12, 17, "KB105")
     # the values_for line below the minimal entry's lines, however many it has
     line = (
         entry.read_text(encoding="utf-8")

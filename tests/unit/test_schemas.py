@@ -22,6 +22,7 @@ from bottleneck_kb.source import load
 from ..conftest import FIXTURES, REPOSITORY, example_files
 
 KINDS = [schemas.ENTRY, schemas.HARDWARE]
+FIGURES = schemas.schema(schemas.HARDWARE)["$defs"]
 
 
 def _properties(node: Any, where: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
@@ -276,7 +277,7 @@ def test_a_bare_number_for_text_of_a_set_form_is_told_the_form() -> None:
             17,
             "KB104",
             "peak_flops.bf16.value must be a string, not a number (3.12e+13)",
-            "The datasheet value with its unit, e.g. '989.4 TFLOP/s'.",
+            FIGURES["flop_rate_figure"]["properties"]["value"]["patternErrorMessage"],
         )
     ]
 

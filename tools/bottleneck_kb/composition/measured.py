@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from ..core.errors import BadRequest
 from ..core.numbers import format_quantity, half_last_digit
+from ..core.units import TOKEN_PREFIXES, TOKEN_RATE
 from ..evaluation.evaluator import Evaluator
 from ..evaluation.measured import (
     Judged,
@@ -29,10 +30,7 @@ from .deployment import resolve
 from .estimate import ModelError, estimate
 
 #: A token rate as written: `1250 tok/s`, `1.2 ktok/s`, `95 tokens/s`.
-_TOKEN_RATE = re.compile(
-    r"(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?) ?(?P<prefix>[kM]?)(?:tok|tokens)/s"
-)
-_PREFIX = {"": 1.0, "k": 1e3, "M": 1e6}
+_TOKEN_RATE = re.compile(TOKEN_RATE)
 
 
 def judge_model(
@@ -109,8 +107,8 @@ def _from_rate(
             ("throughput",),
             "write tokens a second, e.g. 1250 tok/s",
         )
-    number = match["number"]
-    factor = _PREFIX[match["prefix"]] * (devices if measurement.counts == "device" else 1)
+    number = match[1]
+    factor = TOKEN_PREFIXES[match[2]] * (devices if measurement.counts == "device" else 1)
     rate = float(number) * factor
     slowest = (float(number) - half_last_digit(number)) * factor
     tokens = batch if measurement.phase != "prefill" else batch * prompt

@@ -16,55 +16,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-from enum import Enum
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from ..core.errors import KBError
 from ..core.numbers import half_last_digit
+from ..core.units import DEFINITIONS, MICRO_SIGNS, NUMBER
+from ..core.units import Dimension as Dimension
 
 if TYPE_CHECKING:
     import pint
 
 _QUANTITY = re.compile(
-    r"\s*(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s?(?P<unit>[A-Za-zµμ]+(?:/[A-Za-z]+)?)\s*"
+    rf"\s*(?P<number>{NUMBER})\s?(?P<unit>[A-Za-z{MICRO_SIGNS}]+(?:/[A-Za-z]+)?)\s*"
 )
-
-_DEFINITIONS = """
-byte = [information] = B
-bit = byte / 8
-FLOP = [computation] = flop = FLOPS
-second = [time] = s = sec
-minute = 60 * second = min
-hour = 60 * minute = h
-kilo- = 1e3 = k- = K-
-mega- = 1e6 = M-
-giga- = 1e9 = G-
-tera- = 1e12 = T-
-peta- = 1e15 = P-
-exa- = 1e18 = E-
-milli- = 1e-3 = m-
-micro- = 1e-6 = u-
-nano- = 1e-9 = n-
-kibi- = 2**10 = Ki-
-mebi- = 2**20 = Mi-
-gibi- = 2**30 = Gi-
-tebi- = 2**40 = Ti-
-pebi- = 2**50 = Pi-
-"""
-
-
-class Dimension(Enum):
-    """What a catalog field measures, with its base unit and how to say it."""
-
-    BYTES = ("B", "bytes")
-    BANDWIDTH = ("B/s", "bytes per time")
-    FLOP_RATE = ("FLOP/s", "FLOP per time")
-    TIME = ("s", "time")
-
-    def __init__(self, base_unit: str, spoken: str) -> None:
-        self.base_unit = base_unit
-        self.spoken = spoken
 
 
 class QuantityError(KBError):
@@ -83,7 +48,7 @@ class Measure:
         return abs(exact - self.value) <= self.resolution * (1 + 1e-9) + abs(exact) * 1e-12
 
 
-#: The prefix symbols of _DEFINITIONS and their factors.
+#: The prefix symbols of DEFINITIONS and their factors.
 _PREFIXES = {
     "": 1.0,
     **dict.fromkeys(("k", "K"), 1e3),
@@ -102,7 +67,7 @@ _PREFIXES = {
     "Pi": 2.0**50,
 }
 
-#: Base symbols of _DEFINITIONS the table reads: (what it measures, factor to the base unit).
+#: Base symbols of DEFINITIONS the table reads: (what it measures, factor to the base unit).
 #: FLOPS is left to pint: it is an alias of FLOP there, not a rate.
 _BASES = {
     "B": ("information", 1.0),
@@ -110,14 +75,6 @@ _BASES = {
     "FLOP": ("computation", 1.0),
     "flop": ("computation", 1.0),
     "s": ("time", 1.0),
-}
-
-#: (numerator, denominator) of what each dimension measures.
-_MEASURES = {
-    Dimension.BYTES: ("information", None),
-    Dimension.BANDWIDTH: ("information", "time"),
-    Dimension.FLOP_RATE: ("computation", "time"),
-    Dimension.TIME: ("time", None),
 }
 
 
@@ -138,7 +95,7 @@ def _table_factor(unit: str, dimension: Dimension) -> float | None:
     denominator = _symbol(bottom) if bottom else (None, 1.0)
     if numerator is None or denominator is None:
         return None
-    if (numerator[0], denominator[0]) != _MEASURES[dimension]:
+    if (numerator[0], denominator[0]) != (dimension.numerator, dimension.denominator):
         return None
     return numerator[1] / denominator[1]
 
@@ -150,7 +107,7 @@ def _registry() -> pint.UnitRegistry[float]:
     registry: pint.UnitRegistry[float] = pint.UnitRegistry(
         None, autoconvert_offset_to_baseunit=False
     )
-    for line in _DEFINITIONS.strip().splitlines():
+    for line in DEFINITIONS.strip().splitlines():
         registry.define(line)
     return registry
 
@@ -209,7 +166,7 @@ def parse_quantity(text: str, dimension: Dimension) -> Measure:
         )
     # The micro sign and the Greek mu, as papers and datasheets print a microsecond, are the
     # u that pint and the table read.
-    unit = match["unit"].replace("µ", "u").replace("μ", "u")
+    unit = re.sub(f"[{MICRO_SIGNS}]", "u", match["unit"])
     count = unit[:-1]
     written_as_rate = unit.endswith(("FLOPS", "flops")) and _symbol(count) is not None
     if dimension is Dimension.FLOP_RATE and written_as_rate:

@@ -164,8 +164,10 @@ def measurement_workload(subject: Entry | Model, context: Context) -> Iterable[D
     each value of `set` is a symbol of the card inside its range (for a model, that
     `deployment` is one `kb estimate` accepts for it), that a card's measurement has scope
     `kernel` and a model's `step` (with its `phase`) or `request`, and that its result is a
-    quantity of the right kind: a time, a FLOP or byte rate for a card, a token rate for a
-    model's step.
+    positive, finite quantity of the right kind: a time, a FLOP or byte rate for a card, a
+    token rate for a model's step (the schema holds the unit, KB105, and an editor shows it).
+    An editor cannot show the rest: the catalog, the card's ranges and the model's
+    deployments are other files, and a range or a zero is arithmetic a JSON Schema cannot do.
     ## Why it matters
     A measurement is judged against the bound at its workload; one that cannot be evaluated
     would seem to agree with the card.

@@ -520,11 +520,18 @@ emitted(
     A value of the right type but the wrong form.
 
     ## What it checks
-    Patterns (ids, symbols), lengths and item counts the schema sets.
+    Patterns (ids, symbols), lengths and item counts the schema sets, and that each
+    quantity is a number and a unit of its dimension: bytes for a capacity or a message
+    size, bytes per second for a bandwidth (`3.35 TB/s`, `400 Gbit/s`), FLOP per second for
+    a peak (`989.4 TFLOP/s`, never `TFLOPS`), a time, and a measured result of the
+    dimension its `counts` names. An editor shows each of these as you type: they are the
+    published schema's own patterns and sentences.
     ## Why it matters
-    Ids become paths and URLs; symbols become names in formulas.
+    Ids become paths and URLs; symbols become names in formulas; a bandwidth in FLOP/s, or
+    a capacity in B/s, would make every verdict on the device wrong.
     ## How to fix
-    Follow the form the hint describes.
+    Follow the form the hint describes; for a quantity, write a unit of the dimension the
+    hint names.
     ## Fails
     ```yaml
     id: Fixtures/Minimal Entry
@@ -611,18 +618,21 @@ emitted(
     "bad-quantity",
     "model",
     """
-    A hardware figure that is not a quantity of the right dimension.
+    A hardware figure whose number is zero or past what a float holds.
 
     ## What it checks
-    Each figure of a device is a number with a unit of the dimension its field measures.
+    Each figure of a device, written with a unit of its dimension (the schema holds the unit,
+    KB105), is a positive, finite quantity in that unit. An editor cannot show this: a JSON
+    Schema's pattern cannot do the arithmetic that finds `1e400 TB/s` past a float or
+    `1e-400 TB/s` zero.
     ## Why it matters
-    Bandwidth in FLOP/s, or capacity in B/s, would make every verdict on the device wrong.
+    A zero or infinite bandwidth or peak would make every verdict on the device wrong.
     ## How to fix
-    Write the figure with a unit of the right kind, e.g. `3.35 TB/s` for a bandwidth.
+    Write the figure the source gives, e.g. `3.35 TB/s` for a bandwidth.
     ## Fails
     ```yaml
     # file: hardware/fixture-device.yaml
-    memory_bandwidth: {value: 3.35 TFLOP/s}
+    memory_bandwidth: {value: 0 TB/s}
     ```
     ## Passes
     ```yaml

@@ -29,6 +29,7 @@ from ..core.diagnostics import Diagnostic, error
 from ..core.numbers import exact_number
 from ..core.text import suggest
 from ..source import Document
+from .units import dimension_said, with_units
 from .words import BUILT_IN as BUILT_IN
 from .words import Word as Word
 from .words import Words as Words
@@ -77,12 +78,12 @@ _BASE_FORMULAS = ("flops", "bytes")
 def schema(kind: str, words: Words = BUILT_IN) -> dict[str, Any]:
     """The schema of `kind`: the package's source, read from its data (an installed `kb`, a
     wheel or a pre-commit environment, carries its schemas and works in any folder), with
-    the `enum` of each `x-enum-keys-of` filled in and the parts the roof table writes, and
-    (the entry schema) a knowledge base's own namespaces and classes. What `kb` checks with
-    and publishes."""
+    the `enum` of each `x-enum-keys-of` filled in, the parts the roof table writes, the units
+    of each quantity's `x-dimension` (`units`), and (the entry schema) a knowledge base's own
+    namespaces and classes. What `kb` checks with and publishes."""
     source = _source(f"{kind}.schema.json")
     roofs = source.get("$defs", {}).get("roof", {}).get("x-roofs", [])
-    with_enums: dict[str, Any] = _with_roofs(_with_enums(source), roofs)
+    with_enums: dict[str, Any] = with_units(_with_roofs(_with_enums(source), roofs))
     return with_words(with_enums, words) if kind == ENTRY else with_enums
 
 
@@ -367,6 +368,15 @@ def _located(problem: Any, document: Document, root: Mapping[str, Any]) -> Itera
     if validator == "pattern":
         # propertyNames errors point at the mapping; the offending name is the instance.
         name_error = bool(problem.schema_path) and "propertyNames" in problem.schema_path
+        quantity = dimension_said(problem.schema)
+        if quantity is not None:  # a number and a unit, of the wrong dimension or none
+            yield error_at(
+                BAD_FORM,
+                pointer,
+                f"{subject}: {_show(problem.instance)} is not {quantity}",
+                problem.schema["patternErrorMessage"],
+            )
+            return
         yield error_at(
             BAD_FORM,
             (*pointer, problem.instance) if name_error else pointer,
