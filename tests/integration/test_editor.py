@@ -4,6 +4,12 @@ the repository's files and on mutated copies. One server process serves every te
 
 The server comes from npm, pinned to 1.x (2.x needs a newer Node than these machines have), and
 is installed into build/ the first time.
+
+Every wait is for one answer with a deadline, never a sleep: a request's reply by its id, a
+document's diagnostics by its version. The client opens each document once, at version 1,
+under a URI of its own (a mutated copy gets a new one), so the diagnostics published for that
+URI are those of that version: the server names the version when it says one (1.15 does not),
+and any other is dropped.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -23,6 +30,7 @@ import pytest
 import yaml
 
 from bottleneck_kb import schemas
+from bottleneck_kb.checking.run import check
 
 from ..conftest import REPOSITORY, copy_repository
 
@@ -32,7 +40,7 @@ pytestmark = pytest.mark.slow
 SERVER_PACKAGE = "yaml-language-server@1.15.0"
 SERVER_HOME = REPOSITORY / "build" / "yaml-language-server"
 SERVER = SERVER_HOME / "node_modules" / "yaml-language-server" / "bin" / "yaml-language-server"
-#: Seconds to wait for any one answer of the server.
+#: Seconds to wait for any one answer of the server, in all.
 TIMEOUT = 30
 
 ENTRY_SCHEMA = schemas.schema(schemas.ENTRY)
@@ -71,7 +79,9 @@ class LanguageServer:
         self.last_id = 0
         self.answers: dict[int, dict[str, Any]] = {}
         self.diagnostics: dict[str, list[dict[str, Any]]] = {}
+        #: The text and version of each document opened.
         self.opened: dict[str, str] = {}
+        self.versions: dict[str, int] = {}
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         threading.Thread(target=self.read, args=(self.process.stdout,), daemon=True).start()
         self.request(
@@ -85,7 +95,7 @@ class LanguageServer:
                     "textDocument": {
                         "hover": {"contentFormat": ["markdown", "plaintext"]},
                         "completion": {"completionItem": {"snippetSupport": True}},
-                        "publishDiagnostics": {},
+                        "publishDiagnostics": {"versionSupport": True},
                     },
                 },
             },
@@ -113,11 +123,13 @@ class LanguageServer:
         self.send({"method": method, "params": params})
 
     def wait(self, done: Callable[[], bool]) -> None:
+        """Handle the server's messages until `done`, for at most TIMEOUT seconds in all."""
+        deadline = time.monotonic() + TIMEOUT
         while not done():
             try:
-                message = self.inbox.get(timeout=TIMEOUT)
+                message = self.inbox.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                pytest.fail("yaml-language-server did not answer")
+                pytest.fail("yaml-language-server did not answer in time")
             if "method" in message and "id" in message:  # a request of the server's
                 result: Any = None
                 if message["method"] == "workspace/configuration":
@@ -125,7 +137,10 @@ class LanguageServer:
                     result = [self.settings.get(item.get("section", ""), {}) for item in items]
                 self.send({"id": message["id"], "result": result})
             elif message.get("method") == "textDocument/publishDiagnostics":
-                self.diagnostics[message["params"]["uri"]] = message["params"]["diagnostics"]
+                published = message["params"]
+                uri, version = published["uri"], published.get("version")
+                if uri in self.versions and version in (None, self.versions[uri]):
+                    self.diagnostics[uri] = published["diagnostics"]
             elif "id" in message:
                 self.answers[message["id"]] = message
 
@@ -145,6 +160,7 @@ class LanguageServer:
             assert self.opened[uri] == text, f"{path} is open with other text"
             return self.diagnostics[uri]
         self.opened[uri] = text
+        self.versions[uri] = 1
         document = {"uri": uri, "languageId": "yaml", "version": 1, "text": text}
         self.notify("textDocument/didOpen", {"textDocument": document})
         self.wait(lambda: uri in self.diagnostics)
@@ -166,7 +182,7 @@ class LanguageServer:
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folders = ("entries", "hardware", "schema", ".vscode")
+    folders = ("entries", "hardware", "models", "schema", ".vscode")
     return copy_repository(tmp_path_factory.mktemp("workspace"), folders)
 
 
@@ -200,6 +216,7 @@ def mutated(server: LanguageServer, workspace: Path, old: str, new: str) -> tupl
 def repository_files() -> list[str]:
     found = sorted((REPOSITORY / "entries").rglob("*.yaml"))
     found += sorted((REPOSITORY / "hardware").glob("*.yaml"))
+    found += sorted((REPOSITORY / "models").glob("*.yaml"))
     return [p.relative_to(REPOSITORY).as_posix() for p in found]
 
 
@@ -340,3 +357,112 @@ def test_device_files_are_mapped_to_the_hardware_schema(
     )
     found = server.open(path, text + "colour: blue\n")
     assert [d["message"] for d in found] == ["Property colour is not allowed."]
+
+
+@pytest.fixture(scope="module")
+def checked_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the knowledge base that `kb check` reads a mutated file in, at its place."""
+    return copy_repository(
+        tmp_path_factory.mktemp("checked"), ("entries", "hardware", "models", "schema")
+    )
+
+
+def unit_sentence(dimension: str) -> str:
+    """What the published schemas say of a quantity of `dimension` written otherwise."""
+    said = {
+        node["patternErrorMessage"]
+        for kind in (schemas.ENTRY, schemas.HARDWARE, schemas.MODEL)
+        for node in strings_of(schemas.schema(kind))
+        if node.get("x-dimension") == dimension
+    }
+    assert len(said) == 1, said
+    return said.pop()
+
+
+def strings_of(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        if node.get("type") == "string":
+            yield node
+        for value in node.values():
+            yield from strings_of(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from strings_of(value)
+
+
+H100 = "hardware/nvidia-h100-sxm.yaml"
+#: (file, text, the same text with a quantity of another dimension, the dimension it must have)
+WRONG_DIMENSIONS = [
+    (
+        H100,
+        "memory_bandwidth:\n  value: 3.35 TB/s",
+        "memory_bandwidth:\n  value: 3.35 TFLOP/s",
+        "bandwidth",
+    ),
+    (H100, "memory_capacity:\n  value: 80 GB\n", "memory_capacity:\n  value: 80 GB/s\n", "bytes"),
+    (H100, "    value: 989.4 TFLOP/s", "    value: 989.4 GB", "flop_rate"),
+    (
+        H100,
+        "vendor: NVIDIA\n",
+        "vendor: NVIDIA\nlaunch_latency: {value: 4 KB, source: hpctech-h100}\n",
+        "time",
+    ),
+    (H100, "  measured:\n    value: 2.8 TB/s", "  measured:\n    value: 2.8 TFLOP/s", "bandwidth"),
+    (H100, "message: [32 MiB, 128 MiB]", "message: [32 MiB/s, 128 MiB]", "bytes"),
+    ("entries/collective/all-gather.yaml", "    time: 2663.8 us", "    time: 2663.8 kB", "time"),
+    (
+        "entries/gemm/decode-weight-gemm.yaml",
+        "    throughput: 336 TFLOP/s",
+        "    throughput: 336 TB/s",
+        "flop_rate",
+    ),
+    ("models/llama-2-7b.yaml", "    time: 36 ms", "    time: 36 MB", "time"),
+    (
+        "models/llama-3.1-70b.yaml",
+        "    throughput: 58.78 tok/s",
+        "    throughput: 58.78 TB/s",
+        "token_rate",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new", "dimension"),
+    WRONG_DIMENSIONS,
+    ids=[f"{n.rpartition('/')[2]}-{d}-{i}" for i, (n, _, _, d) in enumerate(WRONG_DIMENSIONS)],
+)
+def test_a_quantity_of_the_wrong_dimension_is_flagged_by_the_editor_and_by_kb_check(
+    server: LanguageServer,
+    workspace: Path,
+    checked_root: Path,
+    name: str,
+    old: str,
+    new: str,
+    dimension: str,
+) -> None:
+    original = (REPOSITORY / name).read_text(encoding="utf-8")
+    assert original.count(old) >= 1, old
+    text = original.replace(old, new, 1)
+    # The line the new text ends on: the quantity's.
+    line = text.count("\n", 0, text.index(new) + len(new.rstrip("\n")))
+    sentence = unit_sentence(dimension)
+
+    # The editor: a copy of its own, in the same folder, so the same schema applies.
+    folder, _, stem = name.rpartition("/")
+    path = workspace / folder / f"mutated-{len(server.opened)}-{stem}"
+    found = [
+        (d["range"]["start"]["line"], d["range"]["start"]["character"], d["message"])
+        for d in server.open(path, text)
+    ]
+    assert [(at, message) for at, _, message in found] == [(line, sentence)]
+
+    # kb check, on the file at its own place in a copy of the knowledge base.
+    written = checked_root / name
+    try:
+        written.write_text(text, encoding="utf-8")
+        result = check(checked_root, paths=[written])
+    finally:
+        written.write_text(original, encoding="utf-8")
+    said = [(d.line - 1, d.col - 1, d.code, d.hint) for d in result.diagnostics if d.path == name]
+    # At the same place: LSP counts lines and characters from 0, kb from 1.
+    assert said == [(line, found[0][1], "KB105", sentence)]
