@@ -3,6 +3,7 @@ through that rule alone; one table lists every code with its owning module."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,14 @@ def test_every_rule_has_every_section() -> None:
         assert doc.summary and "\n" not in doc.summary, code
         assert [s for s in SECTIONS if s not in doc.sections] == [], code
         assert doc.examples("Fails") and doc.examples("Passes"), code
+
+
+def test_every_rule_says_whether_an_editor_shows_it() -> None:
+    """What the published schemas hold an editor shows as you type; every other rule says in
+    one sentence of what it checks why a JSON Schema cannot (or does not) hold it."""
+    said = re.compile(r"An editor (shows|cannot show|does not show)[^.]*[.:]")
+    silent = [c for c in REGISTRY if not said.search(REGISTRY[c].doc.sections["What it checks"])]
+    assert silent == []
 
 
 def test_no_summary_is_cut_where_its_source_line_wraps() -> None:

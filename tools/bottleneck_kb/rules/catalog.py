@@ -60,6 +60,7 @@ def sources_resolve(device: Device, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     Each `source:` of a figure (and of its `measured` variant) is the `id` of an item of
     `sources`; the hint offers the closest id.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     A figure whose source cannot be found cannot be checked by a reader.
     ## How to fix
@@ -90,6 +91,7 @@ def sources_used(device: Device, context: Context) -> Iterable[Diagnostic]:
 
     ## What it checks
     Each item of `sources` is named by some figure, and ids are unique in the file.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     A source nobody cites is a sign a figure lost its source; a shared id is ambiguous.
     ## How to fix
@@ -165,6 +167,7 @@ def narrower_not_slower(device: Device, context: Context) -> Iterable[Diagnostic
     fp4 at least as fast as fp8; equal is allowed (Gaudi 3 runs fp8 and bf16 at one rate), and
     non-tensor fp32 and fp64, and the integer int8, are exempt. The message names both types
     and values.
+    An editor cannot show this: a JSON Schema cannot convert units and compare two figures.
     ## Why it matters
     A narrower type slower than a wider one is a copying slip: a dense figure beside a sparse
     one, or two rows swapped.
@@ -220,6 +223,7 @@ def plausible_ridge(device: Device, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     Peak FLOP/s of each dtype divided by the memory bandwidth, on the datasheet figures and
     on the measured and derated ones (`kb eval --basis measured`, `--derated`).
+    An editor cannot show this: a JSON Schema cannot do the arithmetic of a ridge point.
     ## Why it matters
     A ridge point outside that band means a unit slip (GB/s for TB/s, GFLOP/s for TFLOP/s),
     which flips every verdict on the device.
@@ -281,6 +285,8 @@ def plausible_figures(device: Device, context: Context) -> Iterable[Diagnostic]:
     Memory capacity, memory and interconnect bandwidth and launch latency against ranges no
     accelerator falls outside (the schema's `x-plausible` on each kind of figure): the
     datasheet value, a measured one, and the value an achieved fraction derates it to.
+    An editor cannot show this: a JSON Schema cannot convert a figure's unit to compare it with a
+    range.
     ## Why it matters
     A figure off by a factor of 1,000 passes the dimension check and ruins every result.
     ## How to fix
@@ -323,6 +329,7 @@ def looks_sparse(device: Device, context: Context) -> Iterable[Diagnostic]:
     width doubling the rate at most); a figure well past that looks like the 2:4
     structured-sparsity figure that vendors print beside the dense one. A `note` on the value
     saying why it is dense silences the warning.
+    An editor cannot show this: a JSON Schema cannot convert units and compare two figures.
     ## Why it matters
     Sparse figures passed off as dense halve every compute time and move every ridge point.
     ## How to fix

@@ -25,6 +25,7 @@ def claims_name_references(entry: Entry, context: Context) -> Iterable[Diagnosti
     ## What it checks
     `claims[].reference` is the arXiv id or URL of one of the entry's references (top level
     or a workaround's).
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     A claim beside its source is only useful when the source can be found.
     ## How to fix
@@ -76,6 +77,7 @@ def claims_name_checks(entry: Entry, context: Context) -> Iterable[Diagnostic]:
 
     ## What it checks
     `claims[].check` is the index (from 0) of an item of `checks`.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     A computed claim points at the check that computes it, and the site shows its result.
     ## How to fix

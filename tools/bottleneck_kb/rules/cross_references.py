@@ -72,6 +72,7 @@ def known_devices(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     pointed to once per entry instead: its errors are reported on its own file, first. The
     same code marks a device of `featured_devices` in the knowledge base's `kb.yaml` that
     the catalog does not have.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     A claim about a device the catalog does not have is never evaluated.
     ## How to fix
@@ -111,6 +112,8 @@ def known_parameters(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     `hardware_parameters[].parameter` is a device figure (`memory_bandwidth`, ...) or a row of
     the dense peaks (`peak_flops.bf16`).
+    An editor shows only the form of the name; a JSON Schema could list the figures, which the entry
+    schema leaves to this rule and its closest-name hint.
     ## Why it matters
     The parameter's values are looked up in the catalog by that name.
     ## How to fix
@@ -151,6 +154,8 @@ def magnitudes_match(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     `magnitude` holds one value per device of `values_for`, joined by ` vs `, each equal to
     the catalog's figure to the precision it is written in. A link's bandwidth is compared
     per direction, as the model reads it, whichever way its device file gives it.
+    An editor cannot show this: the values are the catalog's, in other files (and a piece's unit,
+    which a schema could hold to the parameter's dimension, is left to this rule with them).
     ## Why it matters
     Figures copied into prose drift from the catalog; this keeps them the same.
     ## How to fix

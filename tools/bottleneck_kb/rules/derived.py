@@ -58,6 +58,7 @@ def derived_formulas_parse(entry: Entry, context: Context) -> Iterable[Diagnosti
     That each `derived[].formula` parses in the language of `flops`, and that every name in
     it is a symbol of `scales_with`, a device figure (`$defs/device_figure`) or a derived
     name. The error points at the column inside the formula.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     A derived value is shown, checked and swept like the built-in ones; a formula that does
     not parse or names an undeclared value would make every command that shows it fail.
@@ -104,6 +105,7 @@ def derived_use_earlier_names(entry: Entry, context: Context) -> Iterable[Diagno
     ## What it checks
     That no derived formula refers to itself, to a derived name defined below it, or
     through others back to itself; the message names the cycle when there is one.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     Derived values are computed top to bottom once per evaluation; a forward reference or
     a cycle has no value to compute.
@@ -190,6 +192,7 @@ def derived_names_are_unique(entry: Entry, context: Context) -> Iterable[Diagnos
     ## What it checks
     That each `derived[].name` differs from the symbols of `scales_with`, from the names of
     the formula language's functions (`max`, say) and from the derived names above it.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     Formulas and checks refer to values by name; one name for two values would make every
     use of it ambiguous.
@@ -233,6 +236,8 @@ def device_figures_are_reserved(entry: Entry, context: Context) -> Iterable[Diag
     ## What it checks
     That no `scales_with[].symbol` and no `derived[].name` is one of the device figures of
     `$defs/device_figure` in the entry schema, which every formula may read.
+    An editor cannot show this yet: the schema could list the figures' names as forbidden, which it
+    leaves to this rule and its hint.
     ## Why it matters
     A formula that reads `memory_bandwidth` means the device's figure; a symbol of the same
     name would silently replace it on every device.
@@ -283,6 +288,7 @@ def expected_derived_exist(entry: Entry, context: Context) -> Iterable[Diagnosti
     ## What it checks
     That every name under a check's `expect.derived` is the name of a derived value of the
     entry.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     A bound on a value that does not exist can never be evaluated, so the claim it stands
     for would never be checked.

@@ -34,6 +34,7 @@ def formulas_parse(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     language's functions (the message lists them when another is called; CONTRIBUTING.md,
     Formulas, describes each); nothing else. The error points at the column inside the
     formula.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     Formulas come from strangers and are evaluated in CI; anything outside the language is
     refused rather than run.
@@ -57,6 +58,7 @@ def used_symbols_have_typical(entry: Entry, context: Context) -> Iterable[Diagno
 
     ## What it checks
     Every symbol a formula uses has `typical:` in `scales_with`.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     The entry is evaluated at its typical values; without one it has no numbers.
     ## How to fix
@@ -94,6 +96,7 @@ def values_within_range(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     A range is `[lo, hi]` with lo <= hi; the typical value and every value a check or a
     workaround sets lie inside it; a symbol without a range keeps its typical value.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     `kb check` shows the formulas defined on the ranges; a value outside them was never
     checked, and may divide by zero or flip a verdict nobody reviewed.
@@ -179,6 +182,7 @@ def overrides_are_declared(entry: Entry, context: Context) -> Iterable[Diagnosti
 
     ## What it checks
     Every key of a `set:` names a symbol of `scales_with`; the hint offers the closest one.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     A misspelt symbol would be ignored and the check or model would run at other values than
     it says.
@@ -220,6 +224,7 @@ def within_symbolic_budget(entry: Entry, context: Context) -> Iterable[Diagnosti
     of numbers is past 4,096 bits exactly (`1.25 ** 2000` is), and no exponent past 64 stands
     on a base that is not a number. The budget is counted on the formula, not timed, so it is
     the same on every machine.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     `kb eval` and the site simplify and typeset the intensity; past the budget that takes
     minutes, so one entry would hang every page build.
@@ -281,6 +286,7 @@ def bounded_symbol_read(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     A symbol with `at_most` (a count of the device, such as `scale_up_domain`, that it cannot
     exceed) is read by a formula of the entry, a workaround's included.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     A device whose figure is below the symbol's value is skipped. A symbol no formula reads
     changes no number, so skipping devices for its value would contradict every result shown.
@@ -378,6 +384,7 @@ within_evaluation_budget.__doc__ = f"""An entry's evaluation stays within the bu
     every swept range) are at most {EVALUATION_BUDGET:,}. It is counted on the formulas, not
     timed, so it is the same on every machine; the cards of this repository take 7,000 to
     1,800,000 (median about 63,000; the most, memory/kv-cache-capacity, in 0.9 s of `kb eval`).
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     `kb eval`, the site build and the explorer do this work for every reader and every build:
     an entry within every schema limit (50 derived values of 1,000 characters, 50 checks on
@@ -408,6 +415,8 @@ def shared_quantity_units(entry: Entry, context: Context) -> Iterable[Diagnostic
     (`$defs/quantity`: `batch_size`, `context_length`, `hidden_size`, `kv_heads`,
     `weight_bits`, `tensor_parallel_degree` and the others) gives that quantity's unit
     (`sequences`, `tokens`, `features`, `heads`, `bits`, `devices`).
+    An editor does not show this yet: the schema could tie each shared quantity's name to its unit,
+    which it leaves to this rule and its hint.
     ## Why it matters
     Whole-model estimates bind every card's symbols to one model's sizes and one deployment:
     `batch_size` must mean sequences in every card, or a recipe that binds it to the

@@ -61,6 +61,7 @@ def entry_id_matches_path(entry: Entry, context: Context) -> Iterable[Diagnostic
 
     ## What it checks
     That `id` equals the file's path below `entries/` without the `.yaml` suffix.
+    An editor cannot show this: a JSON Schema does not see the file's name.
     ## Why it matters
     The id is how entries link to each other and the URL of the entry's page; a file that
     says another id than its path cannot be found from either.
@@ -99,6 +100,7 @@ def device_id_matches_file(device: Device, context: Context) -> Iterable[Diagnos
 
     ## What it checks
     That `id` equals the device file's name without `.yaml`.
+    An editor cannot show this: a JSON Schema does not see the file's name.
     ## Why it matters
     Entries name devices by id; the id must say which file holds the figures.
     ## How to fix
@@ -135,6 +137,7 @@ def unique_ids(summaries: Sequence[Summary], context: Context) -> Iterable[Diagn
     Every entry's id, and every device's, is used once in the knowledge base. The duplicate is
     reported on the file that introduced it: since an id is its path, the file whose id is
     not its path (the first by path when none is).
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     Links, pages and evaluations are keyed by id; a second entry or device with the same id
     would replace the first without a word.
@@ -202,6 +205,7 @@ def aliases_not_taken(summaries: Sequence[Summary], context: Context) -> Iterabl
     ## What it checks
     Each item of `aliases` is not the id of an entry of the knowledge base, and no two
     entries list the same alias.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     The site turns each alias into a page that redirects to the entry; an alias that is an
     entry's id, or another entry's alias, cannot redirect, and the link it was kept for breaks.
@@ -265,6 +269,7 @@ def pages_not_taken(summaries: Sequence[Summary], context: Context) -> Iterable[
     former id's address) and device (`devices/<id>/`) is written to a file no other
     generated page is written to, with directory URLs or without: a device called `index`
     would be written over the device list.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     Two pages at one address is one page lost, silently: the reader of the device list would
     see a device instead, or a shared link would lead to the wrong page.

@@ -95,6 +95,7 @@ def no_raw_html(subject: Entry | Device, context: Context) -> Iterable[Diagnosti
     ## What it checks
     No string of an entry or a device file holds an HTML tag, comment or processing
     instruction outside code spans; a lone `<` (as in `B < 32`) is text.
+    An editor cannot show this: a JSON Schema cannot read Markdown as the site renders it.
     ## Why it matters
     Entries are published on the site; a tag from a pull request must never become markup
     there (a `<script>`, an `onerror=` attribute). The site shows such text escaped; this
@@ -129,6 +130,7 @@ def no_images(subject: Entry | Device, context: Context) -> Iterable[Diagnostic]
     ## What it checks
     No string of an entry or a device file holds Markdown image syntax (`![alt](address)`)
     outside code.
+    An editor cannot show this: a JSON Schema cannot read Markdown as the site renders it.
     ## Why it matters
     An image loads from another host on every view of the page: the site requests nothing
     from elsewhere, and a pull request must not be able to track its readers.
@@ -163,6 +165,7 @@ def link_scheme(subject: Entry | Device, context: Context) -> Iterable[Diagnosti
     Every Markdown link, reference definition and autolink in an entry's or a device file's
     text points to an
     `http://` or `https://` address or to an arXiv id (`arXiv:2503.13565`).
+    An editor cannot show this: a JSON Schema cannot read Markdown as the site renders it.
     ## Why it matters
     A `javascript:` or `data:` link on the site would run what a pull request wrote when a
     reader clicks it; other schemes open other programs.
@@ -221,7 +224,8 @@ within_text_budget.__doc__ = f"""An entry's or a device's text stays within the 
 
     ## What it checks
     All the strings of an entry or a device file together hold at most {TEXT_BUDGET:,}
-    characters (the cards of this repository hold 9,000 to 35,000).
+    characters (the cards of this repository hold 9,000 to 35,000). An editor cannot show
+    this: a JSON Schema cannot add up the lengths of many texts.
     ## Why it matters
     The pages, the search index, the export and `kb fmt` handle text in proportion to its
     length: a file of a megabyte of prose, within the file size limit, would make the site

@@ -33,6 +33,7 @@ def measurement_id_unique(subject: Entry | Model, context: Context) -> Iterable[
 
     ## What it checks
     That no two items of `measurements` share an `id`.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     A measurement is cited as `<card-or-model-id>#<id>` (a device's achieved fraction rests on
     the measurements it names); two of one name would make the citation ambiguous.
@@ -80,6 +81,7 @@ def measurement_cites_a_source(subject: Entry | Model, context: Context) -> Iter
     That `source.reference` is the arXiv id or URL of one of the card's references (its own
     or a workaround's), as a claim cites one; in a model file, the id of one of its
     `sources`.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     A number without a source a reader can open cannot be checked, and the site links each
     measurement to its reference.
@@ -224,6 +226,7 @@ def measured_not_below_bound(subject: Entry | Model, context: Context) -> Iterab
     ## What it checks
     That each measured time (a throughput turned into the time it stands for), at its last
     printed digit, is at least the bound worked out on its device's datasheet figures.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     A lower bound above a measured time is not a bound: the card's formula, a device figure or
     the measurement is wrong, and every number drawn from it misleads. A model's step between
@@ -286,6 +289,7 @@ def fraction_within_measurements(device: Device, context: Context) -> Iterable[D
     ranged value, with its message size in the range), and that the value lies between the
     smallest and the largest of their achieved fractions of the bound, as far as the value's
     last written digit rounds (0.67 stands for 0.665 to 0.675).
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     `kb eval --derated` and whole-model estimates divide by these values, and the site shows
     an "expected at about" time from them: a value the measurements do not bear out would

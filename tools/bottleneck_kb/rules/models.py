@@ -49,6 +49,7 @@ def model_id_matches_file(model: Model, context: Context) -> Iterable[Diagnostic
 
     ## What it checks
     That `id` equals the file name of `models/<id>.yaml`.
+    An editor cannot show this: a JSON Schema does not see the file's name.
     ## Why it matters
     The id is how `kb estimate`, the site's address of the model page and other models'
     `drafts` name the model; a file whose name says another id would be found under neither.
@@ -81,6 +82,8 @@ def model_fields(model: Model, context: Context) -> Iterable[Diagnostic]:
     of the names it may come from (`num_hidden_layers`; `num_local_experts`, `num_experts` or
     `n_routed_experts`) as a number or a boolean, or the kind gives a formula for it
     (`head_dim: hidden / heads`), and that every field is a positive, finite number.
+    An editor cannot show this: the fields a model needs come from its architecture kind, a file of
+    kb's own.
     ## Why it matters
     The recipe reads the fields; a field the config does not give could only be guessed.
     ## How to fix
@@ -123,6 +126,7 @@ def parameter_count_agrees(model: Model, context: Context) -> Iterable[Diagnosti
     That the count the architecture kind works out from the config (its `parameters.total`)
     lies within `parameters.tolerance` of `parameters.value`, as a fraction of the published
     count.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     A config copied wrong (a layer count, an MLP width) changes every number the model's
     estimate gives; the publisher's count is an independent check of the copy.
@@ -186,6 +190,7 @@ def model_sources(model: Model, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     That `config_source` and `parameters.source` are ids of `sources`, and that no two sources
     share an id.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     Every figure of the knowledge base is read from a source a reader can open.
     ## How to fix
@@ -227,6 +232,7 @@ def model_deployments(model: Model, context: Context) -> Iterable[Diagnostic]:
     That each offered range is `[low, high]` with low <= high, that every value of the typical
     deployment lies in the offered range (or list) of its parameter, and that a parameter
     offered only at its default is not given another typical value.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     `kb estimate` starts from the typical deployment and refuses what is not offered; a
     typical deployment outside the offer would be refused by default.
@@ -263,6 +269,7 @@ def recipe_cards(model: Model, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     That each row of the architecture kind's recipe names an entry of `entries/`, and that
     every symbol the row sets is one of that entry's `scales_with` symbols.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     The estimate is the sum of those cards; a card renamed or a symbol renamed would drop a
     term from every model of the kind without a word.
@@ -313,6 +320,7 @@ def recipe_in_range(model: Model, context: Context) -> Iterable[Diagnostic]:
     that every symbol a row binds stays inside the range its card declares, wherever the
     row's count is above 0; a row left out at a degree (the all-reduce at tp = 1) is not held
     to its card's range there.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     A card's formulas are proved defined, and its claims judged, over its ranges only; a model
     that binds a card outside them would get numbers nobody checked.
@@ -437,6 +445,7 @@ def model_evaluates(model: Model, context: Context) -> Iterable[Diagnostic]:
     That `kb estimate` of the typical deployment evaluates every row of the recipe on the
     catalog, and that at least one device can run it (a device may be skipped, with its
     reason, for a figure it lacks or a degree above its scale-up domain).
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     A model every command refuses is a model nobody can read.
     ## How to fix
@@ -483,6 +492,7 @@ def draft_models(model: Model, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     That each id of `drafts` is a model of `models/`, not the model itself, and that its
     config's `vocab_size` is the model's own.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     A draft proposes tokens the target verifies: they must share a tokenizer, or every token
     would be rejected.

@@ -19,6 +19,8 @@ def known_namespace(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     That the part of `id` before the slash is a value of `$defs/namespace` in the entry
     schema (flops, gemm, attention, collective, runtime, speculative, ...).
+    An editor shows the id's form and completes a namespace from the schema's examples; that the
+    namespace is a known one is left to this rule, which knows kb.yaml's too.
     ## Why it matters
     Namespaces group entries of one family on the site and in `entries/`; a misspelt or
     ad-hoc namespace scatters them and is usually a typo in the folder name.

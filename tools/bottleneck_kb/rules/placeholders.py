@@ -20,6 +20,8 @@ def entry_placeholders(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     That no string value of the entry is `TODO` or `todo`, or starts with either as a word
     (`TODO: say why`): the placeholders `kb new` writes in a skeleton.
+    An editor shows a placeholder where a set form belongs (a date, an id); it cannot show one in
+    free text, which the schema leaves free so that it can hold any words.
     ## Why it matters
     A skeleton loads and passes the schema so that an author can check it as they go; a
     placeholder left in would publish a card with no content where a reader expects some.
@@ -45,6 +47,8 @@ def device_placeholders(device: Device, context: Context) -> Iterable[Diagnostic
     ## What it checks
     That no string value of the device is `TODO` or `todo`, or starts with either as a word:
     the placeholders `kb new --hardware` writes in a skeleton.
+    An editor shows a placeholder where a set form belongs (a date, an id); it cannot show one in
+    free text, which the schema leaves free so that it can hold any words.
     ## Why it matters
     Every roofline verdict reads the catalog; a device with a placeholder in it is a device
     whose figures nobody has sourced yet.

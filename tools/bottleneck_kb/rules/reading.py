@@ -17,6 +17,8 @@ emitted(
     ## What it checks
     That libyaml can read the file as one YAML document: no tab indentation, no unclosed
     bracket or quote, no second document.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     Nothing else can be checked in a file that cannot be read.
     ## How to fix
@@ -40,6 +42,8 @@ emitted(
 
     ## What it checks
     Every key of a mapping is written once.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     YAML readers silently keep one of the two values (PyYAML the last), so a reviewer and the
     checker can read different entries from the same text.
@@ -65,6 +69,8 @@ emitted(
 
     ## What it checks
     The file uses no YAML anchors or aliases.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     They hide structure from a reviewer and allow "billion laughs" documents that expand to
     gigabytes.
@@ -92,6 +98,8 @@ emitted(
     ## What it checks
     No value carries a tag (`!!python/object`, `!custom`, a lone `!`) and the file has no
     `%YAML` or `%TAG` directive.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     Tags ask a reader to build objects of its choosing; unsafe readers run code for some.
     ## How to fix
@@ -115,6 +123,8 @@ emitted(
 
     ## What it checks
     No plain value is one of the words YAML 1.1 reads as a boolean.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     YAML 1.1 readers (PyYAML, many CI tools) read them as true and false, so the same file
     means different things to different readers.
@@ -140,6 +150,8 @@ emitted(
 
     ## What it checks
     The bytes of the file decode as UTF-8.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     Other encodings read as different text on different machines.
     ## How to fix
@@ -164,6 +176,8 @@ emitted(
 
     ## What it checks
     The file holds a document, not only comments or nothing.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     An empty file in entries/ or hardware/ is almost always a mistake.
     ## How to fix
@@ -187,6 +201,7 @@ emitted(
 
     ## What it checks
     The document is a mapping of keys to values.
+    An editor shows this as you type: it is the published schema's own rule.
     ## Why it matters
     An entry or a device is a set of named fields.
     ## How to fix
@@ -211,6 +226,8 @@ emitted(
 
     ## What it checks
     The file's size, and the number of values in it, against fixed limits.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     Entries are a few kilobytes; a huge file is a mistake or an attempt to exhaust CI.
     ## How to fix
@@ -234,6 +251,8 @@ emitted(
 
     ## What it checks
     How deeply lists and mappings nest.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     The schema needs a few levels; deep nesting only exhausts a reader's stack.
     ## How to fix
@@ -260,6 +279,8 @@ emitted(
     if reached through a symlink, inside the repository. Links to folders under `entries/`
     or `hardware/` are not followed, nor are `entries/` or `hardware/` themselves when they
     lead out of the repository; a path given to `kb check` that leads out is not read.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     A symlink or a `..` can make CI read and print files outside the checkout.
     ## How to fix
@@ -286,6 +307,7 @@ emitted(
     (in any case) is read, or reported: one ending otherwise than `.yaml`, a hidden file, a
     file in a hidden folder, a file in a subfolder of `hardware/`, and every file of
     `hardware/` when `kb check --catalog` takes the devices from another knowledge base.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     A file kb does not read is never checked: a contributor's entry saved as `.yml` would
     pass CI without a single rule run on it.
@@ -314,6 +336,7 @@ emitted(
     ## What it checks
     No file under `build/` is tracked by git (`git ls-files build`), in a full run and for
     the paths a change touches.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     A fresh clone has every committed file: one under `build/` is where the site build
     writes its pages, and where a cache it believed would decide what readers see. A pull
@@ -345,6 +368,8 @@ emitted(
 
     ## What it checks
     Every number is finite and of a length a person can mean.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     Non-finite and absurdly long numbers poison every result computed from them.
     ## How to fix
@@ -369,6 +394,8 @@ emitted(
     ## What it checks
     No value or key holds a control character (raw or escaped), a bidi override or an
     invisible line separator.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     They would reach a terminal, a CI log or a page raw, where they can rewrite what a
     reader sees.
@@ -395,6 +422,8 @@ emitted(
     Numbers such as `1e9` (a number in YAML 1.2, text in YAML 1.1) are written in a form both
     read as the same number; and plain text that YAML 1.1 reads as a number or a date
     (`1_000`, `0b1`, `12:30` in base 60, `2001-12-14`) is quoted.
+    An editor cannot show this: a JSON Schema sees the data the YAML reads, not the text it is
+    written in (an editor's YAML parser flags some of it itself).
     ## Why it matters
     Editors, PyYAML and other tools would see text where kb sees a number, or a number or a
     date where kb sees text.
@@ -428,6 +457,7 @@ emitted(
     ## What it checks
     Every key the schema requires is there; the diagnostic is placed at the mapping that
     lacks it.
+    An editor shows this as you type: it is the published schema's own rule.
     ## Why it matters
     Every entry must say what it is bound by, how it scales and what it computes.
     ## How to fix
@@ -451,6 +481,7 @@ emitted(
 
     ## What it checks
     Every key is one the schema defines at that place; the hint offers the closest one.
+    An editor shows this as you type: it is the published schema's own rule.
     ## Why it matters
     A misspelt key is silently ignored by lenient readers, and what it held is lost.
     ## How to fix
@@ -474,6 +505,7 @@ emitted(
 
     ## What it checks
     Values of `class`, `bound_by`, `basis`, `dtype` and the like are ones the schema lists.
+    An editor shows this as you type: it is the published schema's own rule.
     ## Why it matters
     The site indexes and the evaluation act on these words.
     ## How to fix
@@ -497,6 +529,7 @@ emitted(
 
     ## What it checks
     Each value is text, a number, a list or a mapping as the schema says.
+    An editor shows this as you type: it is the published schema's own rule.
     ## Why it matters
     A number where text belongs (or the reverse) is read differently by different tools.
     ## How to fix
@@ -554,6 +587,8 @@ emitted(
     version (the package keeps each: entries and devices have versions 1 and 2) was written
     to that version. It gets this one diagnostic, at its top, instead of an error per field:
     its shape is not wrong, only old. A file that passes no version gets today's errors.
+    An editor shows today's errors instead: it reads one version of the schema, and this rule tries
+    the earlier ones.
     ## Why it matters
     Other teams keep knowledge bases written to what kb published then; one line that names
     the version and the command tells them what happened and what to do.
@@ -590,6 +625,7 @@ emitted(
     That each namespace and class under `namespaces:` and `classes:` of kb.yaml is a word
     kb does not have, named once; `fixtures` stays kb's own test fixtures'. The word is
     left out; the others still count.
+    An editor cannot show this: a JSON Schema cannot compare the words of kb.yaml with kb's own.
     ## Why it matters
     kb's own words mean the same in every knowledge base: a page, a filter or another
     team's tool that reads `gemm` reads kb's GEMM family, whoever wrote the entry.
@@ -650,6 +686,7 @@ emitted(
 
     ## What it checks
     Nothing: it reports a bug in kb met while checking the file.
+    An editor cannot show this: it is a fault of kb, not of the file.
     ## Why it matters
     The file may hold problems that could not be checked.
     ## How to fix

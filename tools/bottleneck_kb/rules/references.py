@@ -25,6 +25,7 @@ def years_match_arxiv(entry: Entry, context: Context) -> Iterable[Diagnostic]:
 
     ## What it checks
     `year` equals 20YY of an arXiv id YYMM.NNNNN.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     A year that disagrees with the id is a sign the reference was copied wrong.
     ## How to fix
@@ -62,6 +63,7 @@ def entries_cite_a_source(entry: Entry, context: Context) -> Iterable[Diagnostic
     ## What it checks
     That the entry has at least one item in `references`. A workaround's own references do
     not count: they back the workaround, not the entry's formulas.
+    An editor does not show this: it is a warning, and a JSON Schema can only refuse.
     ## Why it matters
     Readers decide how to build a system from these numbers; a formula or a typical value
     nobody can trace to a paper, a datasheet or a measurement cannot be checked or trusted.

@@ -22,6 +22,7 @@ def related_ids_exist(summaries: Sequence[Summary], context: Context) -> Iterabl
     ## What it checks
     That each `related[].id` is the id of a file of `entries/`, whether or not that file is
     among the files checked in this run.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     Related entries are shown as links in both directions; a link to an id that does not
     exist is a dead link on the site and in the JSON export.
@@ -85,6 +86,7 @@ def not_related_to_itself(entry: Entry, context: Context) -> Iterable[Diagnostic
 
     ## What it checks
     That no `related[].id` is the entry's own id.
+    An editor cannot show this: a JSON Schema cannot compare one value of a file with another.
     ## Why it matters
     A link from a page to itself tells the reader nothing, and is usually a copied id.
     ## How to fix

@@ -46,6 +46,7 @@ def evaluates_everywhere(entry: Entry, context: Context) -> Iterable[Diagnostic]
     Interval arithmetic shows this for whole ranges at once; where it cannot, every point the
     commands evaluate is evaluated. Every device the entry names has a dense peak for its
     dtype.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     A formula that divides by zero at one end of a range passes at the typical values and
     then breaks `kb eval`, the site and every tool that sweeps the range.
@@ -113,6 +114,7 @@ def bound_by_holds(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     can run it there: not one whose figure is below a symbol bounded by it). Where the
     claim holds on some devices and not others, the others must be named by a check at the
     typical values (no `set`) that expects what is found there.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     `bound_by` is the headline of the card; a reader picks a device by it.
     ## How to fix
@@ -234,6 +236,7 @@ def checks_hold(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     Every `checks[]` item, evaluated at its `set` on each of its `devices`, gives the expected
     verdict and values within the expected bounds.
+    An editor cannot show this: a JSON Schema cannot parse or evaluate a formula.
     ## Why it matters
     Checks are the card's claims in numbers: a wrong one is a wrong claim.
     ## How to fix

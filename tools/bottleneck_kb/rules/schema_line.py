@@ -53,6 +53,7 @@ def entry_schema_line(entry: Entry, context: Context) -> Iterable[Diagnostic]:
     that an entry's first line is exactly
     `# yaml-language-server: $schema=../../schema/entry.schema.json`, the path from the
     entry's folder to the entry schema.
+    An editor cannot show this: the line is a comment, which a JSON Schema never sees.
     ## Why it matters
     Editors with the YAML language server (the VS Code YAML extension and others) read the
     line to complete keys and values, explain each field on hover and underline mistakes as
@@ -82,6 +83,7 @@ def device_schema_line(device: Device, context: Context) -> Iterable[Diagnostic]
     ## What it checks
     In a knowledge base that publishes its schemas in `schema/`, that a device's first line
     is exactly `# yaml-language-server: $schema=../schema/hardware.schema.json`.
+    An editor cannot show this: the line is a comment, which a JSON Schema never sees.
     ## Why it matters
     Editors read the line to complete and explain a device's figures and their sources as
     they are typed.
@@ -111,6 +113,7 @@ def model_schema_line(model: Model, context: Context) -> Iterable[Diagnostic]:
     ## What it checks
     In a knowledge base that publishes its schemas in `schema/`, that a model's first line
     is exactly `# yaml-language-server: $schema=../schema/model.schema.json`.
+    An editor cannot show this: the line is a comment, which a JSON Schema never sees.
     ## Why it matters
     Editors read the line to complete and explain a model's deployment parameters and its
     sources as they are typed.
@@ -143,6 +146,7 @@ def published_schema_current(_: list[Summary], context: Context) -> Iterable[Dia
     from what `kb schema` writes. And that a `schema/` folder publishing one kind's schema
     publishes the others too (the model schema where there is a `models/` folder): the first
     lines `kb new` and `kb fmt` wrote point there.
+    An editor cannot show this: a JSON Schema sees one file's data, not the files around it.
     ## Why it matters
     Editors complete, explain and underline what is typed by the schemas in `schema/`. A copy
     from another version of `kb` (another repository that copied them once, then upgraded
