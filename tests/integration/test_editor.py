@@ -466,3 +466,33 @@ def test_a_quantity_of_the_wrong_dimension_is_flagged_by_the_editor_and_by_kb_ch
     said = [(d.line - 1, d.col - 1, d.code, d.hint) for d in result.diagnostics if d.path == name]
     # At the same place: LSP counts lines and characters from 0, kb from 1.
     assert said == [(line, found[0][1], "KB105", sentence)]
+
+
+def test_the_editor_completes_a_namespace_the_knowledge_base_adds(
+    server: LanguageServer, workspace: Path
+) -> None:
+    """kb.yaml's namespaces are in the entry schema `kb schema entry` publishes for that
+    knowledge base, as completions of an id."""
+    from click.testing import CliRunner
+
+    from bottleneck_kb.cli import main
+
+    own = workspace / "own"
+    (own / "entries" / "bench").mkdir(parents=True)
+    (own / "kb.yaml").write_text(
+        "namespaces:\n  - name: bench\n    title: Benchmarks\n"
+        "    description: Whole-system benchmark harnesses.\n",
+        "utf-8",
+    )
+    published = CliRunner().invoke(main, ["schema", "entry", "--root", str(own)])
+    assert published.exit_code == 0
+    (own / "schema").mkdir()
+    (own / "schema" / "entry.schema.json").write_text(published.output, "utf-8")
+    path = own / "entries" / "bench" / "new.yaml"
+    text = "# yaml-language-server: $schema=../../schema/entry.schema.json\nid: \n"
+    server.open(path, text)
+    result = server.at("textDocument/completion", path, 1, 4)
+    items = result["items"] if isinstance(result, dict) else result
+    labels = [i["label"] for i in items]
+    assert "bench/" in labels and "gemm/" in labels
+    assert "fixtures/" not in labels
