@@ -370,7 +370,7 @@ def checked_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def unit_sentence(dimension: str) -> str:
     """What the published schemas say of a quantity of `dimension` written otherwise."""
     said = {
-        node["patternErrorMessage"]
+        str(node["patternErrorMessage"])
         for kind in (schemas.ENTRY, schemas.HARDWARE, schemas.MODEL)
         for node in strings_of(schemas.schema(kind))
         if node.get("x-dimension") == dimension

@@ -12,6 +12,7 @@ flags a bandwidth in FLOP/s as `kb check` does; a test holds the two to the same
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from functools import cache
 
@@ -117,6 +118,23 @@ def unit_pattern(dimension: Dimension) -> str:
     if dimension.denominator is not None:
         unit += "/" + _unit(dimension.denominator, micro=False)
     return f"^{NUMBER} ?{unit}$"
+
+
+@cache
+def _count_written_as_rate() -> re.Pattern[str]:
+    prefixes, _ = _read_definitions()
+    return re.compile(rf"\s*({NUMBER})\s?({_alternatives(prefixes[1:])}?)(FLOPS|flops)\s*")
+
+
+def rate_meant(text: str) -> str | None:
+    """The FLOP rate a datasheet means by a count of FLOP written as its rate: `1307.4 TFLOPS`
+    -> `1307.4 TFLOP/s`, `5e3flops` -> `5e3 flop/s`; None for any other text. The units read
+    an `S` as a plural, never as per second."""
+    found = _count_written_as_rate().fullmatch(re.sub(f"[{MICRO_SIGNS}]", "u", text))
+    if found is None:
+        return None
+    number, prefix, flops = found.groups()
+    return f"{number} {prefix}{flops[:-1]}/s"
 
 
 #: A token rate as written, its number and prefix captured (a model's measured throughput:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..core.errors import KBError
 from ..core.numbers import half_last_digit
-from ..core.units import DEFINITIONS, MICRO_SIGNS, NUMBER
+from ..core.units import DEFINITIONS, MICRO_SIGNS, NUMBER, rate_meant
 from ..core.units import Dimension as Dimension
 
 if TYPE_CHECKING:
@@ -167,14 +167,12 @@ def parse_quantity(text: str, dimension: Dimension) -> Measure:
     # The micro sign and the Greek mu, as papers and datasheets print a microsecond, are the
     # u that pint and the table read.
     unit = re.sub(f"[{MICRO_SIGNS}]", "u", match["unit"])
-    count = unit[:-1]
-    written_as_rate = unit.endswith(("FLOPS", "flops")) and _symbol(count) is not None
-    if dimension is Dimension.FLOP_RATE and written_as_rate:
+    rate = rate_meant(f"{match['number']} {unit}")
+    if dimension is Dimension.FLOP_RATE and rate is not None:
         # Datasheets write "TFLOPS" for a rate; the registry reads FLOPS as a count of FLOP,
         # so that a rate is always written with its '/s' and never guessed from a letter.
         raise QuantityError(
-            f"'{unit}' is read as a count of FLOP (the S is not per second)",
-            f"write '{match['number']} {count}/s'",
+            f"'{unit}' is read as a count of FLOP (the S is not per second)", f"write '{rate}'"
         )
     factor = _unit_factor(unit, dimension)
     value = float(Decimal(match["number"])) * factor

@@ -29,7 +29,7 @@ from ..core.diagnostics import Diagnostic, error
 from ..core.numbers import exact_number
 from ..core.text import suggest
 from ..source import Document
-from .units import dimension_said, with_units
+from .units import unit_error, with_units
 from .words import BUILT_IN as BUILT_IN
 from .words import Word as Word
 from .words import Words as Words
@@ -368,14 +368,10 @@ def _located(problem: Any, document: Document, root: Mapping[str, Any]) -> Itera
     if validator == "pattern":
         # propertyNames errors point at the mapping; the offending name is the instance.
         name_error = bool(problem.schema_path) and "propertyNames" in problem.schema_path
-        quantity = dimension_said(problem.schema)
-        if quantity is not None:  # a number and a unit, of the wrong dimension or none
-            yield error_at(
-                BAD_FORM,
-                pointer,
-                f"{subject}: {_show(problem.instance)} is not {quantity}",
-                problem.schema["patternErrorMessage"],
-            )
+        wrong_unit = unit_error(problem.schema, problem.instance)
+        if wrong_unit is not None:  # a number and a unit, of the wrong dimension or none
+            said, hint = wrong_unit
+            yield error_at(BAD_FORM, pointer, f"{subject}: {_show(problem.instance)} {said}", hint)
             return
         yield error_at(
             BAD_FORM,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.units import TOKEN_RATE, Dimension, unit_pattern
+from ..core.units import TOKEN_RATE, Dimension, rate_meant, unit_pattern
 
 DIMENSION = "x-dimension"
 
@@ -61,10 +61,15 @@ def with_units(node: Any) -> Any:
     return written
 
 
-def dimension_said(node: Any) -> str | None:
-    """What a quantity of `node`'s dimension is (`a bandwidth in bytes per second`); None for
-    a node that is not a quantity's text."""
+def unit_error(node: Any, text: Any) -> tuple[str, str] | None:
+    """(what is wrong, what to write) when `text` is refused by the unit pattern of `node`;
+    None for a node that is not a quantity's text."""
     if not isinstance(node, dict) or node.get("type") != "string":
         return None
     said = _SAID.get(node.get(DIMENSION, ""))
-    return None if said is None else said[0]
+    if said is None:
+        return None
+    rate = rate_meant(text) if node[DIMENSION] == "flop_rate" else None
+    if rate is not None:
+        return "is read as a count of FLOP (the S is not per second)", f"write '{rate}'"
+    return f"is not {said[0]}", said[1]
