@@ -257,6 +257,16 @@ def example_files(rule: Rule, example: str) -> list[ExampleFile]:
     return files
 
 
+def git(root: Path, *args: str) -> None:
+    """git in `root`, with an author set (a test's repository has none configured)."""
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
 def write_example(root: Path, rule: Rule, example: str) -> list[str]:
     """Write `example` (see `example_files`) into the knowledge base at `root`, in place of
     its minimal entry. Returns the paths written, relative to `root`."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from bottleneck_kb.core.diagnostics import Diagnostic
 from bottleneck_kb.knowledge.base import Catalog
 from bottleneck_kb.rules.examples import MINIMAL_DEVICE, MINIMAL_ENTRY, patched
 
-from ..conftest import REPOSITORY, copy_repository
+from ..conftest import REPOSITORY, copy_repository, git
 
 H100 = "hardware/nvidia-h100-sxm.yaml"
 MI300X = "hardware/amd-instinct-mi300x.yaml"
@@ -171,15 +170,6 @@ def test_an_entry_that_takes_another_entrys_alias_is_checked_against_it(
     taken = {(d.path, d.code) for d in result.diagnostics}
     assert (holder, "KB214") in taken
     assert ((new, "KB214") in taken) is takes.startswith("aliases")
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from click.testing import CliRunner
 from bottleneck_kb.cli import main
 from bottleneck_kb.rules.examples import MINIMAL_ENTRY, MINIMAL_MODEL
 
-from ..conftest import FIXTURES
+from ..conftest import FIXTURES, git
 
 H100 = "hardware/nvidia-h100-sxm.yaml"
 MI300X = "hardware/amd-instinct-mi300x.yaml"
@@ -51,15 +50,6 @@ measurements:
       where: table 1
 """
 )
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 def commit(root: Path, message: str) -> None:
