@@ -102,9 +102,11 @@ def test_a_cache_folder_inside_the_repository_is_used_only_untracked_and_signed(
     repository: Path,
 ) -> None:
     config = repository / "mkdocs.yml"
+    text = config.read_text("utf-8")
+    assert text.count("\n  - bottleneck-kb\n") == 1  # the plugin, named without options
     config.write_text(
-        config.read_text("utf-8").replace(
-            "  - bottleneck-kb:\n", "  - bottleneck-kb:\n      cache_dir: build/.kb-site-cache\n"
+        text.replace(
+            "\n  - bottleneck-kb\n", "\n  - bottleneck-kb:\n      cache_dir: build/.kb-site-cache\n"
         ),
         "utf-8",
     )
