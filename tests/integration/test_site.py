@@ -12,11 +12,9 @@ import html.parser
 import itertools
 import json
 import math
-import os
 import posixpath
 import re
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,7 +44,7 @@ from bottleneck_kb.site.prose import plain
 from bottleneck_kb.site.view import compute_view
 
 from ..browser import Browser, row_headers
-from ..conftest import FIXTURES, MINIMAL_PATH, REPOSITORY
+from ..conftest import FIXTURES, MINIMAL_PATH, REPOSITORY, npm_install
 
 LM_HEAD = "flops/speculative-quantized-drafter-lm-head"
 ALIAS = "flops/old-lm-head"
@@ -1644,21 +1642,8 @@ AXE = "axe-core@4.14.1"
 @pytest.fixture(scope="session")
 def axe_script(tmp_path_factory: pytest.TempPathFactory) -> str:
     """axe-core's script, installed with the machine's npm (in CI a missing npm fails)."""
-    npm = shutil.which("npm")
-    if npm is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("npm is not installed (.ci/run installs it as root)")
-        pytest.skip("npm is not installed: apt-get install npm")
-    folder = tmp_path_factory.mktemp("axe")
-    installed = subprocess.run(
-        [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(folder), AXE],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert installed.returncode == 0, installed.stderr
-    return (folder / "node_modules" / "axe-core" / "axe.min.js").read_text("utf-8")
+    folder = npm_install(AXE, tmp_path_factory.mktemp("axe"))
+    return (folder / "axe.min.js").read_text("utf-8")
 
 
 def test_axe_finds_no_serious_violation_on_any_page_kind(
